@@ -1,0 +1,57 @@
+/**
+ * Builds the Fastify application from its dependencies. Never listens: main.ts does, and tests
+ * call `inject` or listen on an ephemeral port themselves.
+ */
+import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AppContext } from './context.js';
+import { openApiRoute, registerOpenApi } from './docs/openapi.js';
+import { installErrorHandlers } from './error-handler.js';
+import { healthRoutes } from './health.js';
+import { loggerOptions } from './logging.js';
+import { discoveryRoutes } from './oauth/discovery.js';
+import { installValidation } from './validation.js';
+
+export interface AppOptions {
+  /** A pino destination for logs (tests capture them); default stdout. */
+  readonly logStream?: NodeJS.WritableStream;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+export async function createApp(ctx: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = buildFastify(ctx, options);
+  installValidation(app);
+  installErrorHandlers(app);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
+  });
+
+  await app.register(formbody);
+  await app.register(cookie);
+  await registerOpenApi(app, ctx);
+
+  await app.register(async (scope) => discoveryRoutes(scope, ctx));
+  await app.register(async (scope) => healthRoutes(scope, ctx));
+  await app.register(openApiRoute);
+  return app;
+}
+
+function buildFastify(ctx: AppContext, options: AppOptions): FastifyInstance {
+  const logger = loggerOptions(ctx.config.logLevel);
+  return Fastify({
+    logger: options.logStream ? { ...logger, stream: options.logStream } : logger,
+    // Fastify accepts a hop count too; its type omits it.
+    trustProxy: ctx.config.trustProxy as boolean | string,
+    bodyLimit: 64 * 1024,
+    // A client-sent request id is kept when it is safe to log, so one request can be followed across proxies.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    routerOptions: { maxParamLength: 200 },
+  });
+}

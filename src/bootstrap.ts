@@ -1,0 +1,26 @@
+/**
+ * Opens storage, brings the schema up to date and loads signing keys: what the server and the
+ * CLI both need before doing anything.
+ */
+import type { Config } from './config.js';
+import { type AppContext, systemClock } from './context.js';
+import { KeyStore } from './crypto/keys.js';
+import { openStorage } from './storage/connect.js';
+import { migrateToLatest } from './storage/migrate.js';
+
+export async function bootstrap(config: Config, now: () => number = systemClock): Promise<AppContext> {
+  const storage = await openStorage(config.databaseUrl);
+  try {
+    await migrateToLatest(storage.db, storage.schema);
+    const keys = new KeyStore(storage.db, {
+      idTokenTtl: config.idTokenTtl,
+      keyEncryptionSecret: config.keyEncryptionSecret,
+      now,
+    });
+    await keys.reload();
+    return { config, storage, db: storage.db, keys, now };
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+}

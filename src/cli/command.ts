@@ -1,0 +1,88 @@
+import { parseArgs } from 'node:util';
+import type { AppContext } from '../context.js';
+
+/** Where a command reads and writes; tests pass their own. */
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly readStdin: () => Promise<string>;
+}
+
+export type OptionSpec = Record<
+  string,
+  { type: 'string' | 'boolean'; required?: boolean; description: string }
+>;
+
+export interface Command<O extends OptionSpec = OptionSpec> {
+  /** "noun verb", e.g. "account create". */
+  readonly name: string;
+  readonly summary: string;
+  readonly options: O;
+  /** Commands that must not open the database through bootstrap (migrate opens it itself). */
+  readonly bare?: boolean;
+  run(
+    ctx: AppContext,
+    args: { [K in keyof O]: O[K]['type'] extends 'boolean' ? boolean : string | undefined },
+    io: CliIo,
+  ): Promise<void>;
+}
+
+/** A wrong or missing argument: exit code 2 and one line saying what to type. */
+export class UsageError extends Error {}
+/** The command was understood but cannot be carried out: exit code 1. */
+export class CommandError extends Error {}
+
+export function defineCommand<O extends OptionSpec>(command: Command<O>): Command<O> {
+  return command;
+}
+
+export function usageLine(command: Command): string {
+  const parts = Object.entries(command.options).map(([name, spec]) => {
+    const flag =
+      spec.type === 'boolean' ? `--${name}` : `--${name} ${name.toUpperCase().replaceAll('-', '_')}`;
+    return spec.required ? flag : `[${flag}]`;
+  });
+  return `schoolauth ${command.name}${parts.length ? ` ${parts.join(' ')}` : ''}`;
+}
+
+export function parseOptions(command: Command, argv: string[]): Record<string, string | boolean | undefined> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: Object.fromEntries(Object.entries(command.options).map(([n, s]) => [n, { type: s.type }])),
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message.split('\n')[0]}; usage: ${usageLine(command)}`);
+  }
+  for (const [name, spec] of Object.entries(command.options)) {
+    if (spec.required && (values[name] === undefined || values[name] === '')) {
+      throw new UsageError(`missing --${name}; usage: ${usageLine(command)}`);
+    }
+  }
+  return values;
+}
+
+/** Reads a secret from stdin; strips exactly one trailing newline (SPEC §10). */
+export async function readSecretFromStdin(io: CliIo): Promise<string> {
+  const text = await io.readStdin();
+  return text.endsWith('\r\n') ? text.slice(0, -2) : text.endsWith('\n') ? text.slice(0, -1) : text;
+}
+
+export function table(rows: Array<Record<string, string | number | null>>): string {
+  if (rows.length === 0) return '(none)\n';
+  const columns = Object.keys(rows[0]!);
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c] ?? '').length)));
+  const line = (cells: string[]) =>
+    `${cells
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd()}\n`;
+  return line(columns) + rows.map((r) => line(columns.map((c) => String(r[c] ?? '')))).join('');
+}
+
+export function isoTime(epoch: number | null): string {
+  return epoch === null ? '' : new Date(epoch * 1000).toISOString().replace('.000Z', 'Z');
+}

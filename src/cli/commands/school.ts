@@ -1,0 +1,33 @@
+import { AccountRuleError, createSchool } from '../../accounts/accounts.js';
+import { listSchools } from '../../storage/accounts.repository.js';
+import { CommandError, defineCommand, isoTime, table } from '../command.js';
+
+export const schoolCreate = defineCommand({
+  name: 'school create',
+  summary: 'Create a school',
+  options: {
+    slug: { type: 'string', required: true, description: 'URL-safe identifier' },
+    name: { type: 'string', required: true, description: 'display name' },
+  },
+  async run(ctx, args, io) {
+    try {
+      const school = await createSchool(ctx.db, { slug: args.slug!, name: args.name! }, ctx.now());
+      io.stdout(`created school ${school.slug} (${school.id})\n`);
+    } catch (error) {
+      if (error instanceof AccountRuleError) throw new CommandError(error.message);
+      throw error;
+    }
+  },
+});
+
+export const schoolList = defineCommand({
+  name: 'school list',
+  summary: 'List schools',
+  options: {},
+  async run(ctx, _args, io) {
+    const rows = await listSchools(ctx.db);
+    io.stdout(
+      table(rows.map((s) => ({ slug: s.slug, name: s.name, id: s.id, created: isoTime(s.created_at) }))),
+    );
+  },
+});

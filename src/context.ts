@@ -1,0 +1,17 @@
+import type { Kysely } from 'kysely';
+import type { Config } from './config.js';
+import type { KeyStore } from './crypto/keys.js';
+import type { Storage } from './storage/connect.js';
+import type { Database } from './storage/schema.js';
+
+/** What every route plugin is given: built once at start, shared by all requests. */
+export interface AppContext {
+  readonly config: Config;
+  readonly storage: Storage;
+  readonly db: Kysely<Database>;
+  readonly keys: KeyStore;
+  /** Current time in epoch seconds; tests replace it to move through lifetimes. */
+  readonly now: () => number;
+}
+
+export const systemClock = (): number => Math.floor(Date.now() / 1000);

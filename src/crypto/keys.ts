@@ -1,0 +1,115 @@
+/**
+ * RS256 signing keys, kept in the database so every instance signs with the same key and
+ * publishes the same JWKS. The newest unretired key signs; retired keys stay published until
+ * everything they signed has expired.
+ */
+import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import type { Kysely } from 'kysely';
+import type { Database, SigningKeyRow } from '../storage/schema.js';
+import { insertKey, listPublishedKeys, retireOtherKeys } from '../storage/signing-keys.repository.js';
+import { openPrivateKey, sealPrivateKey } from './key-encryption.js';
+import { randomId } from './tokens.js';
+
+export const SIGNING_ALG = 'RS256';
+
+export interface SigningKey {
+  readonly kid: string;
+  readonly key: CryptoKey;
+}
+
+interface Snapshot {
+  readonly signing: SigningKey;
+  /** Pre-serialised JWKS body, served as is. */
+  readonly jwksBody: string;
+  readonly kids: readonly string[];
+}
+
+export interface KeyStoreOptions {
+  readonly idTokenTtl: number;
+  readonly keyEncryptionSecret: string | undefined;
+  readonly now: () => number;
+}
+
+async function newKeyRow(options: KeyStoreOptions): Promise<SigningKeyRow> {
+  const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALG, {
+    modulusLength: 2048,
+    extractable: true,
+  });
+  const kid = randomId();
+  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
+  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG };
+  return {
+    kid,
+    alg: SIGNING_ALG,
+    public_jwk: JSON.stringify(publicJwk),
+    private_jwk: sealPrivateKey(JSON.stringify(privateJwk), options.keyEncryptionSecret),
+    created_at: options.now(),
+    retired_at: null,
+    retire_until: null,
+  };
+}
+
+/** Creates a new signing key and retires the others (published until their ID tokens expire). */
+export async function rotateKeys(db: Kysely<Database>, options: KeyStoreOptions): Promise<SigningKeyRow> {
+  const row = await newKeyRow(options);
+  await db.transaction().execute(async (trx) => {
+    await insertKey(trx, row);
+    await retireOtherKeys(trx, row.kid, options.now(), options.now() + options.idTokenTtl);
+  });
+  return row;
+}
+
+export class KeyStore {
+  private snapshot: Snapshot | undefined;
+  private loading: Promise<Snapshot> | undefined;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly options: KeyStoreOptions,
+  ) {}
+
+  /** Loads the keys, creating the first one when the database has none. */
+  async reload(): Promise<void> {
+    this.loading ??= this.load().finally(() => {
+      this.loading = undefined;
+    });
+    this.snapshot = await this.loading;
+  }
+
+  private async load(): Promise<Snapshot> {
+    let rows = await listPublishedKeys(this.db, this.options.now());
+    if (!rows.some((r) => r.retired_at === null)) {
+      await insertKey(this.db, await newKeyRow(this.options));
+      rows = await listPublishedKeys(this.db, this.options.now());
+    }
+    // Two instances starting at once may both create a key: the newest signs, both are published.
+    const active = rows.find((r) => r.retired_at === null)!;
+    const privateJwk = JSON.parse(
+      openPrivateKey(active.private_jwk, this.options.keyEncryptionSecret),
+    ) as JWK;
+    const key = (await importJWK(privateJwk, SIGNING_ALG)) as CryptoKey;
+    const keys = rows.map((r) => JSON.parse(r.public_jwk) as JWK);
+    return {
+      signing: { kid: active.kid, key },
+      jwksBody: JSON.stringify({ keys }),
+      kids: rows.map((r) => r.kid),
+    };
+  }
+
+  private current(): Snapshot {
+    if (!this.snapshot) throw new Error('KeyStore used before reload()');
+    return this.snapshot;
+  }
+
+  signingKey(): SigningKey {
+    return this.current().signing;
+  }
+
+  jwksBody(): string {
+    return this.current().jwksBody;
+  }
+
+  publishedKids(): readonly string[] {
+    return this.current().kids;
+  }
+}

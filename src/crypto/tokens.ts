@@ -1,0 +1,53 @@
+/**
+ * Opaque secrets: 256 random bits, base64url, behind a recognisable prefix (so leaked tokens are
+ * easy to spot and scan for). Only their SHA-256 is stored: the value has full entropy, so a fast
+ * hash is safe and keeps the token endpoint fast (SPEC §9).
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const TOKEN_PREFIX = {
+  accessToken: 'sa_at_',
+  refreshToken: 'sa_rt_',
+  code: 'sa_ac_',
+  clientSecret: 'sa_cs_',
+  session: 'sa_ss_',
+} as const;
+
+export type TokenKind = keyof typeof TOKEN_PREFIX;
+
+export interface MintedSecret {
+  readonly value: string;
+  readonly hash: string;
+}
+
+export function hashSecret(value: string): string {
+  return createHash('sha256').update(value).digest('base64url');
+}
+
+export function mintSecret(kind: TokenKind): MintedSecret {
+  const value = TOKEN_PREFIX[kind] + randomBytes(32).toString('base64url');
+  return { value, hash: hashSecret(value) };
+}
+
+/**
+ * A secret derived from another secret: unpredictable without the parent, and the same every time.
+ * Refresh rotation uses it so a repeat inside the grace window can answer the same pair while
+ * the server still stores only hashes.
+ */
+export function deriveSecret(kind: TokenKind, parent: string, label: string): MintedSecret {
+  const value =
+    TOKEN_PREFIX[kind] + createHmac('sha256', parent).update(`schoolauth:${label}`).digest('base64url');
+  return { value, hash: hashSecret(value) };
+}
+
+/** Constant-time comparison of two strings (hash both so lengths never leak). */
+export function safeEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}
+
+/** A random identifier (not a secret): for rows, client ids, key ids. */
+export function randomId(prefix = ''): string {
+  return prefix + randomBytes(16).toString('base64url');
+}

@@ -1,0 +1,36 @@
+/**
+ * First start on a loopback issuer with an empty database: a demo school and its owner, so a
+ * developer can sign in at once (SPEC §2). The password is random and shown once.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { createAccount } from '../accounts/accounts.js';
+import { countAccounts } from '../storage/accounts.repository.js';
+import type { Database } from '../storage/schema.js';
+
+export const DEMO_SCHOOL = 'demo';
+export const DEMO_OWNER_EMAIL = 'owner@demo.school';
+
+export interface DemoSeed {
+  readonly email: string;
+  readonly password: string;
+  readonly schoolId: string;
+  readonly accountId: string;
+}
+
+/** Seeds the demo school when the database has no account yet; returns what was created. */
+export async function seedDemoIfEmpty(db: Kysely<Database>, now: number): Promise<DemoSeed | undefined> {
+  if ((await countAccounts(db)) > 0) return undefined;
+  const password = randomBytes(12).toString('base64url');
+  const { account, school } = await createAccount(
+    db,
+    { email: DEMO_OWNER_EMAIL, name: 'Demo Owner', password, school: DEMO_SCHOOL },
+    now,
+  );
+  await db
+    .updateTable('schools')
+    .set({ name: 'Demo School', description: 'A school seeded on first start to try schoolauth.' })
+    .where('id', '=', school.id)
+    .execute();
+  return { email: account.email, password, schoolId: school.id, accountId: account.id };
+}

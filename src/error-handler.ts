@@ -1,0 +1,96 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, type ErrorCode, OAuthError, WireError } from './errors.js';
+
+/** Route option: which error code a schema-validation failure answers with on this route. */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    validationErrorCode?: ErrorCode;
+  }
+}
+
+function describeValidation(error: FastifyError): string {
+  const first = error.validation?.[0];
+  if (!first) return error.message;
+  const part = error.validationContext ?? 'request';
+  const path = first.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  const params = first.params as Record<string, unknown>;
+  if (first.keyword === 'required')
+    return `${part} is missing the required field "${String(params.missingProperty)}"`;
+  if (first.keyword === 'additionalProperties') {
+    return `${part} has the unknown field "${String(params.additionalProperty)}"; remove it`;
+  }
+  if (first.keyword === 'type' && params.type === 'string' && path && part !== 'body') {
+    return `${part} parameter "${path}" must be sent once, as a single string`;
+  }
+  const field = path ? `field "${path}"` : part;
+  return `${field} ${first.message ?? 'is invalid'}`;
+}
+
+/** Maps Fastify's own errors (parsing, limits, validation) to our wire errors. */
+export function toWireError(error: FastifyError, request: FastifyRequest): WireError {
+  if (error instanceof WireError) return error;
+  if (error.validation) {
+    const code = request.routeOptions.config?.validationErrorCode ?? 'invalid_request';
+    const description = describeValidation(error);
+    return code === 'not_found' || code === 'forbidden' || code === 'conflict'
+      ? new ApiError(code, description, 400)
+      : new OAuthError(code as never, description, 400);
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return new ApiError('payload_too_large', 'the request body is too large; send a smaller body', 413);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(
+        'unsupported_media_type',
+        `unsupported Content-Type "${request.headers['content-type'] ?? ''}"; see /openapi.json for the accepted type`,
+        415,
+      );
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new OAuthError('invalid_request', 'the JSON body is empty; send a JSON object');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new OAuthError('invalid_request', 'the body is not valid JSON; send a JSON object');
+  }
+  if (error.statusCode === 429) {
+    return new ApiError(
+      'rate_limited',
+      'too many requests; wait and retry after the Retry-After interval',
+      429,
+    );
+  }
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    // Any other client fault Fastify detects (bad encoding, malformed URL, bad header): never a 5xx.
+    return new OAuthError(
+      'invalid_request',
+      `the request could not be read: ${error.message}`,
+      error.statusCode,
+    );
+  }
+  return new ApiError('server_error', 'an unexpected error occurred; the request was not carried out', 500);
+}
+
+export function sendWireError(reply: FastifyReply, error: WireError): FastifyReply {
+  return reply
+    .code(error.status)
+    .headers({ 'cache-control': 'no-store', ...error.headers })
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(error.toJSON()));
+}
+
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const wire = toWireError(error, request);
+    if (wire.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendWireError(reply, wire);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendWireError(
+      reply,
+      new ApiError(
+        'not_found',
+        `no route ${request.method} ${request.url.split('?')[0]}; see /openapi.json`,
+        404,
+      ),
+    ),
+  );
+}

@@ -1,0 +1,144 @@
+/**
+ * The three metadata documents (RFC 8414, OIDC Discovery 1.0, RFC 9728) and the JWKS. They are
+ * built once from config and the scope catalogue and served as pre-serialised bytes.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import { SIGNING_ALG } from '../crypto/keys.js';
+import { SCOPE_NAMES } from './scope-catalogue.js';
+
+export const PATHS = {
+  authorization: '/oauth/authorize',
+  token: '/api/oauth/token',
+  registration: '/api/oauth/register',
+  userinfo: '/api/oauth/userinfo',
+  revocation: '/api/oauth/revoke',
+  introspection: '/api/oauth/introspect',
+  jwks: '/.well-known/jwks.json',
+  authorizationServerMetadata: '/.well-known/oauth-authorization-server',
+  openidConfiguration: '/.well-known/openid-configuration',
+  protectedResourceMetadata: '/.well-known/oauth-protected-resource',
+  openapi: '/openapi.json',
+  authMd: '/auth.md',
+  connectedApps: '/account/apps',
+} as const;
+
+export const CLAIMS_SUPPORTED = [
+  'sub',
+  'iss',
+  'aud',
+  'exp',
+  'iat',
+  'auth_time',
+  'nonce',
+  'azp',
+  'name',
+  'preferred_username',
+  'locale',
+  'updated_at',
+  'email',
+  'email_verified',
+] as const;
+
+const CLIENT_AUTH_METHODS = ['none', 'client_secret_post'];
+
+export function authorizationServerMetadata(issuer: string) {
+  return {
+    issuer,
+    authorization_endpoint: issuer + PATHS.authorization,
+    token_endpoint: issuer + PATHS.token,
+    registration_endpoint: issuer + PATHS.registration,
+    userinfo_endpoint: issuer + PATHS.userinfo,
+    revocation_endpoint: issuer + PATHS.revocation,
+    introspection_endpoint: issuer + PATHS.introspection,
+    jwks_uri: issuer + PATHS.jwks,
+    scopes_supported: [...SCOPE_NAMES],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: false,
+    service_documentation: issuer + PATHS.authMd,
+    ui_locales_supported: ['en'],
+  };
+}
+
+export function openidConfiguration(issuer: string) {
+  return {
+    ...authorizationServerMetadata(issuer),
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [SIGNING_ALG],
+    claims_supported: [...CLAIMS_SUPPORTED],
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    prompt_values_supported: ['none', 'login', 'consent'],
+  };
+}
+
+export function protectedResourceMetadata(issuer: string) {
+  return {
+    resource: issuer,
+    resource_name: 'School platform API',
+    authorization_servers: [issuer],
+    scopes_supported: [...SCOPE_NAMES],
+    bearer_methods_supported: ['header'],
+    resource_documentation: issuer + PATHS.authMd,
+  };
+}
+
+const METADATA_HEADERS = {
+  'content-type': 'application/json; charset=utf-8',
+  'cache-control': 'public, max-age=300',
+  'access-control-allow-origin': '*',
+};
+
+export async function discoveryRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const documents: Array<[string, string, string]> = [
+    [
+      PATHS.authorizationServerMetadata,
+      'OAuth 2.0 Authorization Server Metadata (RFC 8414)',
+      JSON.stringify(authorizationServerMetadata(ctx.config.issuer)),
+    ],
+    [
+      PATHS.openidConfiguration,
+      'OpenID Connect Discovery 1.0 document',
+      JSON.stringify(openidConfiguration(ctx.config.issuer)),
+    ],
+    [
+      PATHS.protectedResourceMetadata,
+      'OAuth 2.0 Protected Resource Metadata (RFC 9728)',
+      JSON.stringify(protectedResourceMetadata(ctx.config.issuer)),
+    ],
+  ];
+  for (const [url, summary, body] of documents) {
+    app.get(
+      url,
+      {
+        schema: {
+          tags: ['discovery'],
+          summary,
+          response: { 200: { type: 'object', additionalProperties: true } },
+        },
+      },
+      (_req, reply) => reply.headers(METADATA_HEADERS).send(body),
+    );
+  }
+  app.get(
+    PATHS.jwks,
+    {
+      schema: {
+        tags: ['discovery'],
+        summary: 'JSON Web Key Set: public keys that verify ID tokens',
+        response: { 200: { type: 'object', additionalProperties: true } },
+      },
+    },
+    // Short cache: after a rotation clients must see the new key soon.
+    (_req, reply) =>
+      reply.headers({ ...METADATA_HEADERS, 'cache-control': 'public, max-age=60' }).send(ctx.keys.jwksBody()),
+  );
+}

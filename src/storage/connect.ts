@@ -1,0 +1,76 @@
+/**
+ * The only module that knows SQLite from PostgreSQL at connection time. Everything above it
+ * sees a `Kysely<Database>`.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Storage {
+  readonly db: Kysely<Database>;
+  readonly dialect: DialectName;
+  /** The pg pool (PostgreSQL only), for LISTEN/NOTIFY and advisory locks. */
+  readonly pool?: pg.Pool;
+  /** The PostgreSQL schema in use, when not the default search path. */
+  readonly schema?: string;
+  close(): Promise<void>;
+}
+
+const INT8_OID = 20;
+// Epoch-second columns and counts are int8; they fit a JS number, so read them as one.
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+export interface OpenOptions {
+  /** PostgreSQL schema to use (created if missing); also read from `?schema=` in the URL. */
+  schema?: string;
+  poolSize?: number;
+}
+
+function openSqlite(path: string): Storage {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const database = new SQLite(path);
+  database.pragma('journal_mode = WAL');
+  // NORMAL in WAL mode survives a process crash (SIGKILL); only a power loss may drop the last commits.
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+async function openPostgres(url: string, options: OpenOptions): Promise<Storage> {
+  const parsed = new URL(url);
+  const schema = options.schema ?? parsed.searchParams.get('schema') ?? undefined;
+  parsed.searchParams.delete('schema');
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new Error(`PostgreSQL schema name ${JSON.stringify(schema)} must match [a-z_][a-z0-9_]*`);
+  }
+  const pool = new pg.Pool({
+    connectionString: parsed.toString(),
+    max: options.poolSize ?? 10,
+    types: pgTypes,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // A pool error on an idle client (server restart) must not crash the process.
+  pool.on('error', () => undefined);
+  if (schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', pool, ...(schema ? { schema } : {}), close: () => db.destroy() };
+}
+
+/** Opens `sqlite:<path>` / `sqlite::memory:` or `postgres://…`. */
+export async function openStorage(databaseUrl: string, options: OpenOptions = {}): Promise<Storage> {
+  if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length));
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return openPostgres(databaseUrl, options);
+  throw new Error('DATABASE_URL must start with sqlite: or postgres://');
+}

@@ -1,0 +1,7 @@
+import { type Kysely, PostgresAdapter } from 'kysely';
+import type { DialectName } from './connect.js';
+
+/** Which SQL dialect a Kysely instance speaks; for the few statements that differ. */
+export function dialectOf(db: Kysely<unknown>): DialectName {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}

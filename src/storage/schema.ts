@@ -1,0 +1,201 @@
+/**
+ * Table types. Times are epoch seconds (integers) and flags are 0/1 integers, so that one
+ * definition reads the same on SQLite and PostgreSQL. Secrets are never stored: columns named
+ * `*_hash` hold SHA-256 (tokens, codes, client secrets) or argon2id (passwords).
+ */
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export interface SchoolsTable {
+  id: string;
+  slug: string;
+  name: string;
+  description: string;
+  /** JSON object: school settings (timezone, currency, contact email, …). */
+  settings: string;
+  /** JSON object: appearance (colours, logo URL, theme). */
+  appearance: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AccountsTable {
+  id: string;
+  /** Lower-cased. */
+  email: string;
+  name: string;
+  password_hash: string;
+  locale: string;
+  disabled: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export type Role = 'owner' | 'admin';
+
+export interface MembershipsTable {
+  account_id: string;
+  school_id: string;
+  role: Role;
+  created_at: number;
+}
+
+export interface SigningKeysTable {
+  kid: string;
+  alg: string;
+  public_jwk: string;
+  /** JSON JWK, or `enc:v1:` + AES-256-GCM ciphertext when KEY_ENCRYPTION_SECRET is set. */
+  private_jwk: string;
+  created_at: number;
+  /** Set when a newer key takes over signing; published until `retire_until`. */
+  retired_at: number | null;
+  retire_until: number | null;
+}
+
+export type ClientKind = 'dynamic' | 'integration';
+
+export interface ClientsTable {
+  id: string;
+  kind: ClientKind;
+  name: string;
+  application_type: string;
+  /** JSON array of strings. */
+  redirect_uris: string;
+  token_endpoint_auth_method: 'none' | 'client_secret_post';
+  secret_hash: string | null;
+  /** JSON array of strings. */
+  grant_types: string;
+  /** JSON array of strings. */
+  response_types: string;
+  /** JSON object of any other registered metadata echoed back (RFC 7591 §3.2.1). */
+  metadata: string;
+  disabled: number;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the session cookie value. */
+  id_hash: string;
+  account_id: string;
+  /** Secret the per-form CSRF tokens are derived from. */
+  csrf_secret: string;
+  auth_time: number;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+}
+
+export interface ConsentsTable {
+  account_id: string;
+  client_id: string;
+  /** Space-separated granted scopes. */
+  scopes: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One authorization: a code and the token family that descends from it. */
+export interface GrantsTable {
+  id: string;
+  account_id: string;
+  client_id: string;
+  scopes: string;
+  /** The audience (RFC 8707 resource); the issuer when none was asked for. */
+  resource: string;
+  nonce: string | null;
+  auth_time: number;
+  created_at: number;
+  last_used_at: number;
+  revoked_at: number | null;
+}
+
+export interface AuthorizationCodesTable {
+  code_hash: string;
+  grant_id: string;
+  client_id: string;
+  account_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  scopes: string;
+  resource: string;
+  nonce: string | null;
+  auth_time: number;
+  created_at: number;
+  expires_at: number;
+  consumed_at: number | null;
+}
+
+export interface AccessTokensTable {
+  token_hash: string;
+  grant_id: string;
+  client_id: string;
+  account_id: string;
+  scopes: string;
+  resource: string;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+export interface RefreshTokensTable {
+  token_hash: string;
+  grant_id: string;
+  client_id: string;
+  account_id: string;
+  scopes: string;
+  resource: string;
+  created_at: number;
+  /** Idle expiry: each rotation issues a successor with a fresh window. */
+  expires_at: number;
+  /** When this token was exchanged for its successor; a repeat within REFRESH_GRACE is idempotent. */
+  rotated_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface AuditEventsTable {
+  id: Generated<number>;
+  at: number;
+  kind: string;
+  account_id: string | null;
+  client_id: string | null;
+  ip: string | null;
+  /** JSON object; never a secret. */
+  detail: string;
+}
+
+export interface RateLimitsTable {
+  key: string;
+  count: number;
+  reset_at: number;
+}
+
+export interface Database {
+  schools: SchoolsTable;
+  accounts: AccountsTable;
+  memberships: MembershipsTable;
+  signing_keys: SigningKeysTable;
+  clients: ClientsTable;
+  sessions: SessionsTable;
+  consents: ConsentsTable;
+  grants: GrantsTable;
+  authorization_codes: AuthorizationCodesTable;
+  access_tokens: AccessTokensTable;
+  refresh_tokens: RefreshTokensTable;
+  audit_events: AuditEventsTable;
+  rate_limits: RateLimitsTable;
+}
+
+export type School = Selectable<SchoolsTable>;
+export type Account = Selectable<AccountsTable>;
+export type NewAccount = Insertable<AccountsTable>;
+export type AccountUpdate = Updateable<AccountsTable>;
+export type Membership = Selectable<MembershipsTable>;
+export type SigningKeyRow = Selectable<SigningKeysTable>;
+export type Client = Selectable<ClientsTable>;
+export type Session = Selectable<SessionsTable>;
+export type Consent = Selectable<ConsentsTable>;
+export type Grant = Selectable<GrantsTable>;
+export type AuthorizationCode = Selectable<AuthorizationCodesTable>;
+export type AccessToken = Selectable<AccessTokensTable>;
+export type RefreshToken = Selectable<RefreshTokensTable>;
+export type AuditEvent = Selectable<AuditEventsTable>;

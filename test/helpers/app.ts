@@ -1,0 +1,115 @@
+/**
+ * Test applications: a real Fastify app on a real database, one per test file and dialect.
+ * SQLite runs in memory; PostgreSQL gets a schema of its own that is dropped at close.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { createApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import type { AppContext } from '../../src/context.js';
+import { KeyStore } from '../../src/crypto/keys.js';
+import { type DialectName, openStorage } from '../../src/storage/connect.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+
+/** Dialects to run every storage and HTTP suite on: SQLite always, PostgreSQL when test/run.mjs found one. */
+export const DIALECTS: readonly DialectName[] = process.env.SCHOOLAUTH_TEST_PG_URL
+  ? ['sqlite', 'postgres']
+  : ['sqlite'];
+
+export const PG_URL = process.env.SCHOOLAUTH_TEST_PG_URL;
+
+/** A clock tests can move forward to cross lifetimes. */
+export class TestClock {
+  offset = 0;
+  readonly now = (): number => Math.floor(Date.now() / 1000) + this.offset;
+  advance(seconds: number): void {
+    this.offset += seconds;
+  }
+}
+
+export interface TestApp {
+  readonly app: FastifyInstance;
+  readonly ctx: AppContext;
+  readonly config: Config;
+  readonly clock: TestClock;
+  readonly dialect: DialectName;
+  /** Listening URL, when started with `listen: true`. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** Extra environment variables for loadConfig. */
+  readonly env?: Record<string, string>;
+  /** Listen on a free loopback port; the issuer is that URL. */
+  readonly listen?: boolean;
+  readonly logStream?: NodeJS.WritableStream;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** Creates a fresh PostgreSQL schema name; the caller drops it. */
+export function newSchemaName(): string {
+  return `t_${randomBytes(6).toString('hex')}`;
+}
+
+export async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createTestApp(dialect: DialectName, options: TestAppOptions = {}): Promise<TestApp> {
+  const port = options.listen ? await freePort() : 3000;
+  const schema = dialect === 'postgres' ? newSchemaName() : undefined;
+  const databaseUrl = dialect === 'postgres' ? `${PG_URL}` : 'sqlite::memory:';
+  const config = loadConfig({
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'silent',
+    RATE_LIMITS: 'off',
+    DATA_DIR: `/tmp/schoolauth-test-${process.pid}`,
+    ...options.env,
+  });
+  const storage = await openStorage(config.databaseUrl, schema ? { schema, poolSize: 5 } : {});
+  await migrateToLatest(storage.db, storage.schema);
+  const clock = new TestClock();
+  const keys = new KeyStore(storage.db, {
+    idTokenTtl: config.idTokenTtl,
+    keyEncryptionSecret: config.keyEncryptionSecret,
+    now: clock.now,
+  });
+  await keys.reload();
+  const ctx: AppContext = { config, storage, db: storage.db, keys, now: clock.now };
+  const app = await createApp(ctx, options.logStream ? { logStream: options.logStream } : {});
+  if (options.listen) await app.listen({ host: '127.0.0.1', port });
+  else await app.ready();
+  return {
+    app,
+    ctx,
+    config,
+    clock,
+    dialect,
+    url: config.issuer,
+    async close() {
+      await app.close();
+      await storage.close();
+      if (schema) await dropSchema(schema);
+    },
+  };
+}

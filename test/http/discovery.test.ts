@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { SCOPE_NAMES } from '../../src/oauth/scope-catalogue.js';
+import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
+
+const SEED_SCOPES = `openid profile email courses:read courses:write students:read students:write members:read
+members:write analytics:read curriculum:read curriculum:write orders:read school:read school:write appearance:read
+appearance:write events:read events:write membership_plans:read membership_plans:write coupons:read coupons:write
+posts:read posts:write subscriptions:read subscriptions:write digital_products:read digital_products:write
+comments:read lecturers:read lecturers:write storage:write forms:read pages:read pages:write account:read
+account:write`.split(/\s+/);
+
+for (const dialect of DIALECTS) {
+  describe(`discovery documents [${dialect}]`, () => {
+    let t: TestApp;
+    const issuer = 'http://127.0.0.1:3000';
+    before(async () => {
+      t = await createTestApp(dialect);
+    });
+    after(() => t.close());
+
+    const get = async (url: string) => {
+      const res = await t.app.inject({ method: 'GET', url });
+      assert.equal(res.statusCode, 200, `${url} answers 200`);
+      assert.match(String(res.headers['content-type']), /^application\/json/);
+      return res.json() as Record<string, unknown>;
+    };
+
+    it('authorization server metadata names every endpoint, grant and the 38 scopes (RFC 8414)', async () => {
+      const m = await get('/.well-known/oauth-authorization-server');
+      assert.deepEqual(m, {
+        issuer,
+        authorization_endpoint: `${issuer}/oauth/authorize`,
+        token_endpoint: `${issuer}/api/oauth/token`,
+        registration_endpoint: `${issuer}/api/oauth/register`,
+        userinfo_endpoint: `${issuer}/api/oauth/userinfo`,
+        revocation_endpoint: `${issuer}/api/oauth/revoke`,
+        introspection_endpoint: `${issuer}/api/oauth/introspect`,
+        jwks_uri: `${issuer}/.well-known/jwks.json`,
+        scopes_supported: SEED_SCOPES,
+        response_types_supported: ['code'],
+        response_modes_supported: ['query'],
+        grant_types_supported: ['authorization_code', 'refresh_token'],
+        code_challenge_methods_supported: ['S256'],
+        token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+        revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+        introspection_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+        authorization_response_iss_parameter_supported: true,
+        client_id_metadata_document_supported: false,
+        service_documentation: `${issuer}/auth.md`,
+        ui_locales_supported: ['en'],
+      });
+    });
+
+    it('scopes_supported is exactly the seed’s 38 scope names', () => {
+      assert.equal(SEED_SCOPES.length, 38);
+      assert.deepEqual([...SCOPE_NAMES], SEED_SCOPES);
+    });
+
+    it('OpenID configuration agrees with the server metadata and adds the OIDC fields', async () => {
+      const as = await get('/.well-known/oauth-authorization-server');
+      const oidc = await get('/.well-known/openid-configuration');
+      for (const [key, value] of Object.entries(as))
+        assert.deepEqual(oidc[key], value, `openid-configuration ${key}`);
+      assert.deepEqual(oidc.subject_types_supported, ['public']);
+      assert.deepEqual(oidc.id_token_signing_alg_values_supported, ['RS256']);
+      assert.ok(Array.isArray(oidc.claims_supported) && oidc.claims_supported.includes('sub'));
+      assert.equal(oidc.request_uri_parameter_supported, false);
+    });
+
+    it('protected resource metadata points at this issuer (RFC 9728)', async () => {
+      const pr = await get('/.well-known/oauth-protected-resource');
+      assert.deepEqual(pr, {
+        resource: issuer,
+        resource_name: 'School platform API',
+        authorization_servers: [issuer],
+        scopes_supported: SEED_SCOPES,
+        bearer_methods_supported: ['header'],
+        resource_documentation: `${issuer}/auth.md`,
+      });
+    });
+
+    it('no metadata field of the unsupported agent-authentication extension is published', async () => {
+      const text = JSON.stringify(await get('/.well-known/openid-configuration'));
+      assert.doesNotMatch(text, /agent|identity_assertion|claim_endpoint/i);
+    });
+
+    it('the issuer is one canonical string without a trailing slash everywhere', async () => {
+      for (const url of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+        assert.equal((await get(url)).issuer, issuer);
+      }
+      assert.equal((await get('/.well-known/oauth-protected-resource')).resource, issuer);
+    });
+
+    it('JWKS serves RS256 public keys only', async () => {
+      const jwks = (await get('/.well-known/jwks.json')) as { keys: Array<Record<string, unknown>> };
+      assert.ok(jwks.keys.length >= 1);
+      for (const key of jwks.keys) {
+        assert.equal(key.kty, 'RSA');
+        assert.equal(key.alg, 'RS256');
+        assert.equal(key.use, 'sig');
+        for (const privatePart of ['d', 'p', 'q', 'dp', 'dq', 'qi'])
+          assert.equal(key[privatePart], undefined);
+      }
+    });
+
+    it('/healthz and /readyz answer when the database is reachable', async () => {
+      assert.deepEqual(await get('/healthz'), { status: 'ok' });
+      assert.deepEqual(await get('/readyz'), { status: 'ready' });
+    });
+
+    it('an unknown route answers a JSON 404', async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/no/such/thing' });
+      assert.equal(res.statusCode, 404);
+      assert.equal(res.json().error, 'not_found');
+    });
+  });
+}

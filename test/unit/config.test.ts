@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+function problems(env: Record<string, string>): readonly string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError);
+    return error.problems;
+  }
+  assert.fail('expected a ConfigError');
+}
+
+describe('configuration', () => {
+  it('defaults serve a loopback issuer on 127.0.0.1:3000 with SQLite under ./data', () => {
+    const config = loadConfig({});
+    assert.equal(config.issuer, 'http://127.0.0.1:3000');
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.port, 3000);
+    assert.equal(config.databaseUrl, 'sqlite:./data/schoolauth.db');
+    assert.equal(config.codeTtl, 60);
+    assert.equal(config.accessTokenTtl, 3600);
+    assert.equal(config.refreshTokenTtl, 2592000);
+    assert.equal(config.refreshGrace, 30);
+    assert.equal(config.sessionTtl, 86400);
+    assert.equal(config.rateLimits, true);
+    assert.equal(config.seedDemo, true);
+    assert.ok(Object.isFrozen(config));
+  });
+
+  it('the issuer is canonical: a trailing slash is dropped', () => {
+    assert.equal(loadConfig({ ISSUER: 'https://auth.example.com/' }).issuer, 'https://auth.example.com');
+  });
+
+  it('a non-loopback issuer seeds no demo school', () => {
+    assert.equal(loadConfig({ ISSUER: 'https://auth.example.com' }).seedDemo, false);
+  });
+
+  it('every bad variable is reported at once, by name, with what is accepted', () => {
+    const found = problems({
+      PORT: 'eighty',
+      CODE_TTL: '-5',
+      LOG_LEVEL: 'loud',
+      RATE_LIMITS: 'maybe',
+      DATABASE_URL: 'mysql://x',
+      ISSUER: 'http://auth.example.com',
+    });
+    assert.equal(found.length, 6);
+    assert.match(found.join('\n'), /PORT="eighty": expected a whole number from 0 to 65535/);
+    assert.match(found.join('\n'), /CODE_TTL="-5": expected a whole number from 1 to 600/);
+    assert.match(
+      found.join('\n'),
+      /LOG_LEVEL="loud": expected one of fatal, error, warn, info, debug, trace, silent/,
+    );
+    assert.match(found.join('\n'), /RATE_LIMITS="maybe": expected "on" or "off"/);
+    assert.match(found.join('\n'), /DATABASE_URL: expected sqlite:<path>/);
+    assert.match(found.join('\n'), /ISSUER="http:\/\/auth.example.com": expected https/);
+  });
+
+  it('an issuer with a path, query or fragment is refused', () => {
+    assert.match(problems({ ISSUER: 'https://a.example/auth' })[0]!, /expected an origin only/);
+    assert.match(problems({ ISSUER: 'https://a.example/?x=1' })[0]!, /expected an origin only/);
+  });
+
+  it('LOOPBACK_HOSTS accepts only loopback host names', () => {
+    assert.deepEqual(loadConfig({ LOOPBACK_HOSTS: '127.0.0.1,[::1]' }).loopbackHosts, ['127.0.0.1', '[::1]']);
+    assert.match(problems({ LOOPBACK_HOSTS: '127.0.0.1,example.com' })[0]!, /LOOPBACK_HOSTS/);
+  });
+
+  it('TRUST_PROXY takes off, on, a hop count or addresses', () => {
+    assert.equal(loadConfig({ TRUST_PROXY: 'on' }).trustProxy, true);
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.equal(loadConfig({ TRUST_PROXY: '10.0.0.0/8,127.0.0.1' }).trustProxy, '10.0.0.0/8,127.0.0.1');
+    assert.match(problems({ TRUST_PROXY: 'everyone!' })[0]!, /TRUST_PROXY/);
+  });
+
+  it('the server exits non-zero with the list when started with bad configuration', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...process.env, PORT: 'x', CODE_TTL: '0' },
+      encoding: 'utf8',
+      timeout: 20000,
+    });
+    assert.equal(result.status, 2);
+    assert.match(result.stderr, /PORT="x"/);
+    assert.match(result.stderr, /CODE_TTL="0"/);
+  });
+});

@@ -8,6 +8,8 @@ export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
+    // Branches add migrations in numbered ranges; a later-numbered one may already have run.
+    allowUnorderedMigrations: true,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();

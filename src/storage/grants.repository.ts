@@ -12,3 +12,47 @@ export async function insertGrantWithCode(
     await trx.insertInto('authorization_codes').values(code).execute();
   });
 }
+
+/**
+ * Ends grants and every token issued under them, at once (revocation is immediate on every
+ * instance because the token rows themselves are marked).
+ */
+export async function revokeGrants(
+  db: Kysely<Database>,
+  grantIds: readonly string[],
+  now: number,
+): Promise<void> {
+  if (grantIds.length === 0) return;
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('grants')
+      .set({ revoked_at: now })
+      .where('id', 'in', grantIds)
+      .where('revoked_at', 'is', null)
+      .execute();
+    for (const table of ['access_tokens', 'refresh_tokens'] as const) {
+      await trx
+        .updateTable(table)
+        .set({ revoked_at: now })
+        .where('grant_id', 'in', grantIds)
+        .where('revoked_at', 'is', null)
+        .execute();
+    }
+  });
+}
+
+/** The live grants one person gave one client (for "Connected apps" → Revoke). */
+export async function liveGrantIds(
+  db: Kysely<Database>,
+  accountId: string,
+  clientId: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('grants')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('client_id', '=', clientId)
+    .where('revoked_at', 'is', null)
+    .execute();
+  return rows.map((r) => r.id);
+}

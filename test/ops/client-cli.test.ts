@@ -42,9 +42,9 @@ for (const dialect of DIALECTS) {
         '--confidential',
       ]);
       assert.equal(r.code, 0, r.stderr);
-      const clientId = /client_id: (\S+)/.exec(r.stdout)?.[1];
-      const secret = /client_secret: (\S+)/.exec(r.stdout)?.[1];
-      assert.ok(clientId && secret?.startsWith('sa_cs_'));
+      const clientId = /client_id: (\S+)/.exec(r.stdout)?.[1] ?? '';
+      const secret = /client_secret: (\S+)/.exec(r.stdout)?.[1] ?? '';
+      assert.ok(clientId && secret.startsWith('sa_cs_'));
       const row = await storage.db
         .selectFrom('clients')
         .selectAll()

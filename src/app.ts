@@ -12,6 +12,7 @@ import { installErrorHandlers } from './error-handler.js';
 import { healthRoutes } from './health.js';
 import { loggerOptions } from './logging.js';
 import { discoveryRoutes } from './oauth/discovery.js';
+import { installRequestMetrics, metricsRoute } from './ops/metrics-routes.js';
 import { installValidation } from './validation.js';
 
 export interface AppOptions {
@@ -25,6 +26,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   const app = buildFastify(ctx, options);
   installValidation(app);
   installErrorHandlers(app);
+  installRequestMetrics(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
@@ -37,6 +39,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   await app.register(async (scope) => discoveryRoutes(scope, ctx));
   await app.register(async (scope) => healthRoutes(scope, ctx));
   await app.register(openApiRoute);
+  await app.register(async (scope) => metricsRoute(scope, ctx));
   return app;
 }
 

@@ -12,6 +12,9 @@ import { installErrorHandlers } from './error-handler.js';
 import { healthRoutes } from './health.js';
 import { loggerOptions } from './logging.js';
 import { discoveryRoutes } from './oauth/discovery.js';
+import { assetRoutes } from './pages/assets.js';
+import { connectedAppsRoutes } from './pages/connected-apps.routes.js';
+import { signInRoutes } from './pages/sign-in.routes.js';
 import { installValidation } from './validation.js';
 
 export interface AppOptions {
@@ -36,6 +39,9 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
 
   await app.register(async (scope) => discoveryRoutes(scope, ctx));
   await app.register(async (scope) => healthRoutes(scope, ctx));
+  await app.register(assetRoutes);
+  await app.register(async (scope) => signInRoutes(scope, ctx));
+  await app.register(async (scope) => connectedAppsRoutes(scope, ctx));
   await app.register(openApiRoute);
   return app;
 }

@@ -12,6 +12,7 @@ import { installErrorHandlers } from './error-handler.js';
 import { healthRoutes } from './health.js';
 import { loggerOptions } from './logging.js';
 import { discoveryRoutes } from './oauth/discovery.js';
+import { registerRoutes } from './oauth/register.js';
 import { installValidation } from './validation.js';
 
 export interface AppOptions {
@@ -36,6 +37,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
 
   await app.register(async (scope) => discoveryRoutes(scope, ctx));
   await app.register(async (scope) => healthRoutes(scope, ctx));
+  await app.register(async (scope) => registerRoutes(scope, ctx));
   await app.register(openApiRoute);
   return app;
 }

@@ -13,6 +13,7 @@ import { healthRoutes } from './health.js';
 import { loggerOptions } from './logging.js';
 import { authorizeRoutes } from './oauth/authorize/endpoint.js';
 import { discoveryRoutes } from './oauth/discovery.js';
+import { registerRoutes } from './oauth/register.js';
 import { assetRoutes } from './pages/assets.js';
 import { connectedAppsRoutes } from './pages/connected-apps.routes.js';
 import { signInRoutes } from './pages/sign-in.routes.js';
@@ -44,6 +45,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   await app.register(async (scope) => authorizeRoutes(scope, ctx));
   await app.register(async (scope) => signInRoutes(scope, ctx));
   await app.register(async (scope) => connectedAppsRoutes(scope, ctx));
+  await app.register(async (scope) => registerRoutes(scope, ctx));
   await app.register(openApiRoute);
   return app;
 }

@@ -49,12 +49,24 @@ async function newKeyRow(options: KeyStoreOptions): Promise<SigningKeyRow> {
   };
 }
 
+/**
+ * Seconds a retired key stays published beyond the ID-token lifetime: running instances may sign
+ * with it until they notice the rotation (at once by NOTIFY, at worst at their next periodic
+ * reload), and what they sign then must still verify until it expires.
+ */
+export const KEY_PROPAGATION_MARGIN = 120;
+
 /** Creates a new signing key and retires the others (published until their ID tokens expire). */
 export async function rotateKeys(db: Kysely<Database>, options: KeyStoreOptions): Promise<SigningKeyRow> {
   const row = await newKeyRow(options);
   await db.transaction().execute(async (trx) => {
     await insertKey(trx, row);
-    await retireOtherKeys(trx, row.kid, options.now(), options.now() + options.idTokenTtl);
+    await retireOtherKeys(
+      trx,
+      row.kid,
+      options.now(),
+      options.now() + options.idTokenTtl + KEY_PROPAGATION_MARGIN,
+    );
   });
   return row;
 }

@@ -14,6 +14,7 @@ import { loggerOptions } from './logging.js';
 import { authorizeRoutes } from './oauth/authorize/endpoint.js';
 import { discoveryRoutes } from './oauth/discovery.js';
 import { registerRoutes } from './oauth/register.js';
+import { installRequestMetrics, metricsRoute } from './ops/metrics-routes.js';
 import { assetRoutes } from './pages/assets.js';
 import { connectedAppsRoutes } from './pages/connected-apps.routes.js';
 import { signInRoutes } from './pages/sign-in.routes.js';
@@ -30,6 +31,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   const app = buildFastify(ctx, options);
   installValidation(app);
   installErrorHandlers(app);
+  installRequestMetrics(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
@@ -47,6 +49,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   await app.register(async (scope) => connectedAppsRoutes(scope, ctx));
   await app.register(async (scope) => registerRoutes(scope, ctx));
   await app.register(openApiRoute);
+  await app.register(async (scope) => metricsRoute(scope, ctx));
   return app;
 }
 

@@ -10,8 +10,14 @@ export interface CliIo {
 
 export type OptionSpec = Record<
   string,
-  { type: 'string' | 'boolean'; required?: boolean; description: string }
+  { type: 'string' | 'boolean'; required?: boolean; multiple?: boolean; description: string }
 >;
+
+type OptionValue<S extends OptionSpec[string]> = S['type'] extends 'boolean'
+  ? boolean
+  : S['multiple'] extends true
+    ? string[] | undefined
+    : string | undefined;
 
 export interface Command<O extends OptionSpec = OptionSpec> {
   /** "noun verb", e.g. "account create". */
@@ -20,11 +26,7 @@ export interface Command<O extends OptionSpec = OptionSpec> {
   readonly options: O;
   /** Commands that must not open the database through bootstrap (migrate opens it itself). */
   readonly bare?: boolean;
-  run(
-    ctx: AppContext,
-    args: { [K in keyof O]: O[K]['type'] extends 'boolean' ? boolean : string | undefined },
-    io: CliIo,
-  ): Promise<void>;
+  run(ctx: AppContext, args: { [K in keyof O]: OptionValue<O[K]> }, io: CliIo): Promise<void>;
 }
 
 /** A wrong or missing argument: exit code 2 and one line saying what to type. */
@@ -45,15 +47,20 @@ export function usageLine(command: Command): string {
   return `schoolauth ${command.name}${parts.length ? ` ${parts.join(' ')}` : ''}`;
 }
 
-export function parseOptions(command: Command, argv: string[]): Record<string, string | boolean | undefined> {
-  let values: Record<string, string | boolean | undefined>;
+export function parseOptions(
+  command: Command,
+  argv: string[],
+): Record<string, string | string[] | boolean | undefined> {
+  let values: Record<string, string | string[] | boolean | undefined>;
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: Object.fromEntries(Object.entries(command.options).map(([n, s]) => [n, { type: s.type }])),
+      options: Object.fromEntries(
+        Object.entries(command.options).map(([n, s]) => [n, { type: s.type, multiple: s.multiple ?? false }]),
+      ),
       strict: true,
       allowPositionals: false,
-    }));
+    }) as { values: typeof values });
   } catch (error) {
     throw new UsageError(`${(error as Error).message.split('\n')[0]}; usage: ${usageLine(command)}`);
   }

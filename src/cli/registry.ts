@@ -1,8 +1,11 @@
 import type { Command } from './command.js';
 import { accountCreate, accountDisable, accountList, accountResetPassword } from './commands/account.js';
+import { auditList } from './commands/audit.js';
+import { clientCreate, clientDisable, clientList } from './commands/client.js';
 import { demo } from './commands/demo.js';
 import { keysList, keysRotate } from './commands/keys.js';
 import { migrate } from './commands/migrate.js';
+import { pruneCommand } from './commands/prune.js';
 import { schoolCreate, schoolList } from './commands/school.js';
 
 /** Every command of `schoolauth`, in the order `--help` lists them. */
@@ -13,8 +16,13 @@ export const COMMANDS: readonly Command[] = [
   accountResetPassword,
   schoolCreate,
   schoolList,
+  clientCreate,
+  clientList,
+  clientDisable,
   keysRotate,
   keysList,
+  pruneCommand,
+  auditList,
   migrate,
   demo,
 ] as unknown as Command[];

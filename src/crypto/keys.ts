@@ -49,31 +49,50 @@ async function newKeyRow(options: KeyStoreOptions): Promise<SigningKeyRow> {
   };
 }
 
+/**
+ * Seconds a retired key stays published beyond the ID-token lifetime: running instances may sign
+ * with it until they notice the rotation (at once by NOTIFY, at worst at their next periodic
+ * reload), and what they sign then must still verify until it expires.
+ */
+export const KEY_PROPAGATION_MARGIN = 120;
+
 /** Creates a new signing key and retires the others (published until their ID tokens expire). */
 export async function rotateKeys(db: Kysely<Database>, options: KeyStoreOptions): Promise<SigningKeyRow> {
   const row = await newKeyRow(options);
   await db.transaction().execute(async (trx) => {
     await insertKey(trx, row);
-    await retireOtherKeys(trx, row.kid, options.now(), options.now() + options.idTokenTtl);
+    await retireOtherKeys(
+      trx,
+      row.kid,
+      options.now(),
+      options.now() + options.idTokenTtl + KEY_PROPAGATION_MARGIN,
+    );
   });
   return row;
 }
 
 export class KeyStore {
   private snapshot: Snapshot | undefined;
-  private loading: Promise<Snapshot> | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly options: KeyStoreOptions,
   ) {}
 
-  /** Loads the keys, creating the first one when the database has none. */
+  /**
+   * Loads the keys, creating the first one when the database has none. Reloads run one after
+   * another: one asked for while another runs (a NOTIFY during a periodic reload) reads again,
+   * since the running one may have read before the change.
+   */
   async reload(): Promise<void> {
-    this.loading ??= this.load().finally(() => {
-      this.loading = undefined;
-    });
-    this.snapshot = await this.loading;
+    const run = this.queue
+      .catch(() => undefined)
+      .then(async () => {
+        this.snapshot = await this.load();
+      });
+    this.queue = run;
+    await run;
   }
 
   private async load(): Promise<Snapshot> {

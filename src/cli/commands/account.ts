@@ -1,4 +1,5 @@
 import { AccountRuleError, createAccount, normaliseEmail } from '../../accounts/accounts.js';
+import { recordAudit } from '../../audit/audit.js';
 import { hashPassword, passwordProblem } from '../../crypto/password.js';
 import { findAccountByEmail, listAccounts, updateAccount } from '../../storage/accounts.repository.js';
 import type { Role } from '../../storage/schema.js';
@@ -47,6 +48,11 @@ export const accountCreate = defineCommand({
           school: args.school!,
           ...(args.role ? { role: args.role as Role } : {}),
         },
+        ctx.now(),
+      );
+      await recordAudit(
+        ctx.db,
+        { kind: 'account.created', accountId: account.id, detail: { school: school.slug } },
         ctx.now(),
       );
       io.stdout(
@@ -105,6 +111,7 @@ export const accountDisable = defineCommand({
           .execute();
       }
     });
+    await recordAudit(ctx.db, { kind: 'account.disabled', accountId: account.id }, now);
     io.stdout(`disabled ${account.email}; its sessions and tokens were revoked\n`);
   },
 });
@@ -130,6 +137,7 @@ export const accountResetPassword = defineCommand({
       await updateAccount(trx, account.id, { password_hash: passwordHash }, ctx.now());
       await trx.deleteFrom('sessions').where('account_id', '=', account.id).execute();
     });
+    await recordAudit(ctx.db, { kind: 'account.password_reset', accountId: account.id }, ctx.now());
     io.stdout(`password of ${account.email} changed; its sessions were ended\n`);
   },
 });

@@ -1,4 +1,6 @@
+import { recordAudit } from '../../audit/audit.js';
 import { rotateKeys } from '../../crypto/keys.js';
+import { notifyKeysChanged } from '../../ops/key-sync.js';
 import { listAllKeys } from '../../storage/signing-keys.repository.js';
 import { defineCommand, isoTime, table } from '../command.js';
 
@@ -12,6 +14,8 @@ export const keysRotate = defineCommand({
       keyEncryptionSecret: ctx.config.keyEncryptionSecret,
       now: ctx.now,
     });
+    await recordAudit(ctx.db, { kind: 'key.rotated', detail: { kid: row.kid } }, ctx.now());
+    await notifyKeysChanged(ctx.db);
     io.stdout(`new signing key ${row.kid} is active; running instances pick it up within seconds\n`);
   },
 });

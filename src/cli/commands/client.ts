@@ -1,0 +1,111 @@
+/**
+ * Registered integrations (SPEC §3): what the seed calls "arranged with support". An operator
+ * creates a client with fixed HTTPS callbacks; its secret is printed once and stored hashed.
+ */
+import { recordAudit } from '../../audit/audit.js';
+import { mintSecret, randomId } from '../../crypto/tokens.js';
+import { disableClient, listClients } from '../../storage/client-admin.repository.js';
+import { findClient, insertClient, redirectUrisOf } from '../../storage/clients.repository.js';
+import { revokeGrants } from '../../storage/grants.repository.js';
+import type { Client } from '../../storage/schema.js';
+import { CommandError, defineCommand, isoTime, table, UsageError } from '../command.js';
+import { integrationRedirectUriProblem } from './integration-redirect-uri.js';
+
+const MAX_REDIRECT_URIS = 10;
+
+export const clientCreate = defineCommand({
+  name: 'client create',
+  summary: 'Register an integration with HTTPS callbacks; prints its client_id (and, once, its secret)',
+  options: {
+    name: { type: 'string', required: true, description: 'name shown on the consent page' },
+    'redirect-uri': {
+      type: 'string',
+      required: true,
+      multiple: true,
+      description: 'https callback (repeatable); http loopback addresses are accepted too',
+    },
+    confidential: { type: 'boolean', description: 'issue a client secret (client_secret_post)' },
+  },
+  async run(ctx, args, io) {
+    const uris = args['redirect-uri'] ?? [];
+    const name = args.name!.trim();
+    if (!name) throw new UsageError('--name must not be empty');
+    if (uris.length > MAX_REDIRECT_URIS) throw new UsageError(`at most ${MAX_REDIRECT_URIS} --redirect-uri`);
+    for (const uri of uris) {
+      const problem = integrationRedirectUriProblem(uri, ctx.config.loopbackHosts);
+      if (problem) throw new UsageError(`--redirect-uri ${problem}`);
+    }
+    const secret = args.confidential ? mintSecret('clientSecret') : undefined;
+    const now = ctx.now();
+    const client: Client = {
+      id: randomId('int_'),
+      kind: 'integration',
+      name,
+      application_type: 'web',
+      redirect_uris: JSON.stringify([...new Set(uris)]),
+      token_endpoint_auth_method: secret ? 'client_secret_post' : 'none',
+      secret_hash: secret?.hash ?? null,
+      grant_types: JSON.stringify(['authorization_code', 'refresh_token']),
+      response_types: JSON.stringify(['code']),
+      metadata: '{}',
+      disabled: 0,
+      created_at: now,
+      last_used_at: null,
+    };
+    await insertClient(ctx.db, client);
+    await recordAudit(ctx.db, { kind: 'client.created', clientId: client.id, detail: { name } }, now);
+    io.stdout(`client_id: ${client.id}\n`);
+    if (secret) {
+      // Shown once on the terminal; only its hash is stored.
+      io.stdout(`client_secret: ${secret.value}\n(shown once; store it now, it cannot be shown again)\n`);
+    }
+  },
+});
+
+export const clientList = defineCommand({
+  name: 'client list',
+  summary: 'List clients: registered integrations and self-registered (dynamic) clients',
+  options: { kind: { type: 'string', description: 'integration or dynamic' } },
+  async run(ctx, args, io) {
+    if (args.kind !== undefined && args.kind !== 'integration' && args.kind !== 'dynamic') {
+      throw new UsageError(`--kind must be integration or dynamic, not "${args.kind}"`);
+    }
+    const rows = await listClients(ctx.db, args.kind);
+    io.stdout(
+      table(
+        rows.map((c) => ({
+          client_id: c.id,
+          name: c.name,
+          kind: c.kind,
+          auth: c.token_endpoint_auth_method,
+          status: c.disabled ? 'disabled' : 'active',
+          redirect_uris: redirectUrisOf(c).join(' '),
+          created: isoTime(c.created_at),
+          last_used: isoTime(c.last_used_at),
+        })),
+      ),
+    );
+  },
+});
+
+export const clientDisable = defineCommand({
+  name: 'client disable',
+  summary: 'Disable a client and revoke every grant and token issued to it',
+  options: { 'client-id': { type: 'string', required: true, description: 'the client_id' } },
+  async run(ctx, args, io) {
+    const clientId = args['client-id']!;
+    const client = await findClient(ctx.db, clientId);
+    if (!client) throw new CommandError(`no client with client_id ${clientId}`);
+    const now = ctx.now();
+    const grantIds = await disableClient(ctx.db, client.id);
+    await revokeGrants(ctx.db, grantIds, now);
+    await recordAudit(
+      ctx.db,
+      { kind: 'client.disabled', clientId: client.id, detail: { grants_revoked: grantIds.length } },
+      now,
+    );
+    io.stdout(
+      `disabled ${client.id} (${client.name}); ${grantIds.length} grant(s) and their tokens revoked\n`,
+    );
+  },
+});

@@ -1,0 +1,19 @@
+import { withInstanceLock } from '../../ops/instance-lock.js';
+import { prune } from '../../ops/prune.js';
+import { CommandError, defineCommand } from '../command.js';
+
+export const pruneCommand = defineCommand({
+  name: 'prune',
+  summary:
+    'Delete expired codes, tokens, sessions and rate-limit rows, dead grants and abandoned dynamic clients',
+  options: {},
+  async run(ctx, _args, io) {
+    const outcome = await withInstanceLock(ctx.db, 'prune', () => prune(ctx.db, ctx.config, ctx.now()));
+    if (!outcome.ran) throw new CommandError('another instance is pruning right now; try again in a minute');
+    const c = outcome.result;
+    io.stdout(
+      `pruned: ${c.codes} authorization codes, ${c.accessTokens} access tokens, ${c.refreshTokens} refresh tokens, ` +
+        `${c.grants} grants, ${c.sessions} sessions, ${c.rateLimits} rate-limit rows, ${c.clients} dynamic clients\n`,
+    );
+  },
+});

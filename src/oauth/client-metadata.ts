@@ -1,0 +1,173 @@
+/**
+ * Client metadata of a dynamic registration (RFC 7591 §2), judged without HTTP: the redirect
+ * URI policy, the two client types, and the grant and response types this server supports.
+ */
+import { OAuthError } from '../errors.js';
+import { registrationRedirectUriProblem } from './redirect-uri.js';
+import { parseScope } from './scopes.js';
+
+export const MAX_REDIRECT_URIS = 10;
+export const AUTH_METHODS = ['none', 'client_secret_post'] as const;
+export const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
+export const APPLICATION_TYPES = ['native', 'web'] as const;
+
+export type AuthMethod = (typeof AUTH_METHODS)[number];
+
+/** What the registration request may carry; other members are ignored (RFC 7591 §2). */
+export interface RegistrationRequest {
+  readonly redirect_uris?: unknown;
+  readonly client_name?: string;
+  readonly application_type?: string;
+  readonly token_endpoint_auth_method?: string;
+  readonly grant_types?: readonly string[];
+  readonly response_types?: readonly string[];
+  readonly scope?: string;
+  readonly client_uri?: string;
+  readonly logo_uri?: string;
+  readonly tos_uri?: string;
+  readonly policy_uri?: string;
+  readonly contacts?: readonly string[];
+  readonly software_id?: string;
+  readonly software_version?: string;
+  readonly id_token_signed_response_alg?: string;
+}
+
+/** Metadata echoed back as registered, beyond the fields with their own columns. */
+export type ExtraMetadata = Partial<
+  Pick<
+    RegistrationRequest,
+    | 'scope'
+    | 'client_uri'
+    | 'logo_uri'
+    | 'tos_uri'
+    | 'policy_uri'
+    | 'contacts'
+    | 'software_id'
+    | 'software_version'
+    | 'id_token_signed_response_alg'
+  >
+>;
+
+export interface ClientMetadata {
+  readonly clientName: string | undefined;
+  readonly applicationType: (typeof APPLICATION_TYPES)[number];
+  readonly redirectUris: string[];
+  readonly authMethod: AuthMethod;
+  readonly grantTypes: string[];
+  readonly responseTypes: string[];
+  readonly extra: ExtraMetadata;
+}
+
+const metadataError = (description: string): OAuthError =>
+  new OAuthError('invalid_client_metadata', description);
+
+function redirectUris(value: unknown, loopbackHosts: readonly string[]): string[] {
+  const hint = `send "redirect_uris" as an array of 1 to ${MAX_REDIRECT_URIS} loopback URIs such as "http://127.0.0.1:8080/callback"`;
+  if (value === undefined)
+    throw new OAuthError('invalid_redirect_uri', `"redirect_uris" is missing; ${hint}`);
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_REDIRECT_URIS) {
+    throw new OAuthError('invalid_redirect_uri', `"redirect_uris" is not an array of 1 to 10 URIs; ${hint}`);
+  }
+  for (const uri of value) {
+    if (typeof uri !== 'string') {
+      throw new OAuthError('invalid_redirect_uri', `every redirect URI must be a string; ${hint}`);
+    }
+    // SPEC §5: one refused URI refuses the whole list.
+    const problem = registrationRedirectUriProblem(uri, loopbackHosts);
+    if (problem) throw new OAuthError('invalid_redirect_uri', problem);
+  }
+  return [...new Set(value as string[])];
+}
+
+function grantTypes(value: readonly string[] | undefined): string[] {
+  if (value === undefined) return [...GRANT_TYPES];
+  const unknown = value.filter((g) => !(GRANT_TYPES as readonly string[]).includes(g));
+  if (unknown.length > 0) {
+    throw metadataError(
+      `grant type ${JSON.stringify(unknown[0])} is not supported; send grant_types as a subset of ${JSON.stringify(GRANT_TYPES)} or leave it out`,
+    );
+  }
+  // RFC 7591 §2.1: response_type "code" needs the authorization_code grant.
+  if (!value.includes('authorization_code')) {
+    throw metadataError('grant_types must include "authorization_code" (the only way to obtain tokens here)');
+  }
+  return GRANT_TYPES.filter((g) => value.includes(g));
+}
+
+function responseTypes(value: readonly string[] | undefined): string[] {
+  if (value === undefined) return ['code'];
+  if (value.length === 0 || value.some((r) => r !== 'code')) {
+    throw metadataError('response_types must be ["code"] (authorization code flow only) or left out');
+  }
+  return ['code'];
+}
+
+function optionalUri(name: string, value: string | undefined): void {
+  if (value === undefined) return;
+  let ok = false;
+  try {
+    const url = new URL(value);
+    ok =
+      (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === '';
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw metadataError(`${name} must be an absolute http(s) URL without credentials`);
+}
+
+function extraMetadata(body: RegistrationRequest): ExtraMetadata {
+  for (const name of ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri'] as const)
+    optionalUri(name, body[name]);
+  if (body.scope !== undefined) {
+    const parsed = parseScope(body.scope);
+    if ('error' in parsed) throw metadataError(`scope: ${parsed.error}`);
+  }
+  if (body.id_token_signed_response_alg !== undefined && body.id_token_signed_response_alg !== 'RS256') {
+    throw metadataError(
+      'id_token_signed_response_alg must be "RS256" (the only ID token algorithm) or left out',
+    );
+  }
+  const extra: Record<string, unknown> = {};
+  for (const key of [
+    'scope',
+    'client_uri',
+    'logo_uri',
+    'tos_uri',
+    'policy_uri',
+    'contacts',
+    'software_id',
+    'software_version',
+    'id_token_signed_response_alg',
+  ] as const) {
+    if (body[key] !== undefined) extra[key] = body[key];
+  }
+  return extra as ExtraMetadata;
+}
+
+/** Validates a registration request; throws invalid_redirect_uri / invalid_client_metadata. */
+export function validateRegistration(
+  body: RegistrationRequest,
+  loopbackHosts: readonly string[],
+): ClientMetadata {
+  const uris = redirectUris(body.redirect_uris, loopbackHosts);
+  const authMethod = (body.token_endpoint_auth_method ?? 'none') as AuthMethod;
+  if (!AUTH_METHODS.includes(authMethod)) {
+    throw metadataError(
+      `token_endpoint_auth_method ${JSON.stringify(authMethod)} is not supported; send "none" (public client) or "client_secret_post" (confidential client)`,
+    );
+  }
+  const applicationType = (body.application_type ?? 'native') as ClientMetadata['applicationType'];
+  if (!APPLICATION_TYPES.includes(applicationType)) {
+    throw metadataError('application_type must be "native" (loopback clients, the default) or "web"');
+  }
+  const clientName = body.client_name?.trim();
+  return {
+    clientName: clientName === '' ? undefined : clientName,
+    applicationType,
+    redirectUris: uris,
+    authMethod,
+    grantTypes: grantTypes(body.grant_types),
+    responseTypes: responseTypes(body.response_types),
+    extra: extraMetadata(body),
+  };
+}

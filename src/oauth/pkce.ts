@@ -1,0 +1,32 @@
+/**
+ * PKCE (RFC 7636) with the S256 method only (the seed: `code_challenge_method=S256`).
+ */
+import { createHash } from 'node:crypto';
+import { safeEqual } from '../crypto/tokens.js';
+
+// RFC 7636 §4.2: BASE64URL(SHA256(verifier)) is 32 bytes → 43 characters without padding; the
+// last character carries 4 bits, so only 16 of the 64 alphabet letters can end a real S256 output.
+const CHALLENGE = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
+// RFC 7636 §4.1: code-verifier = 43*128unreserved.
+const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+
+/** Whether a value can be an S256 code challenge. */
+export function isValidCodeChallenge(challenge: string): boolean {
+  return CHALLENGE.test(challenge);
+}
+
+/** Whether a value is a syntactically valid code verifier (RFC 7636 §4.1). */
+export function isValidCodeVerifier(verifier: string): boolean {
+  return VERIFIER.test(verifier);
+}
+
+/** The S256 challenge of a verifier (RFC 7636 §4.2). */
+export function s256(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
+
+/** RFC 7636 §4.6: BASE64URL-ENCODE(SHA256(ASCII(code_verifier))) == code_challenge, in constant time. */
+export function verifyS256(verifier: string, challenge: string): boolean {
+  if (!isValidCodeVerifier(verifier)) return false;
+  return safeEqual(s256(verifier), challenge);
+}

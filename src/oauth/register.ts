@@ -1,0 +1,194 @@
+/**
+ * POST /api/oauth/register — dynamic client registration (RFC 7591), open to loopback clients
+ * only (seed §5.3–5.4): parse → validate (client-metadata.ts) → store → 201 with the metadata.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { recordAudit } from '../audit/audit.js';
+import type { AppContext } from '../context.js';
+import { mintSecret, randomId } from '../crypto/tokens.js';
+import { sendWireError, toWireError } from '../error-handler.js';
+import { OAuthError, WireError } from '../errors.js';
+import { insertClient } from '../storage/clients.repository.js';
+import type { Client } from '../storage/schema.js';
+import {
+  type ClientMetadata,
+  MAX_REDIRECT_URIS,
+  type RegistrationRequest,
+  validateRegistration,
+} from './client-metadata.js';
+import { PATHS } from './discovery.js';
+import { NO_STORE, OAuthErrorBody } from './wire-schemas.js';
+
+const Text = (description: string, maxLength = 2000) =>
+  Type.String({ description, maxLength, pattern: '^[^\\u0000-\\u001f\\u007f]*$' });
+const Uri = (description: string) => Text(description);
+
+const RegistrationBody = Type.Object(
+  {
+    redirect_uris: Type.Array(Text('Loopback redirect URI, e.g. http://127.0.0.1:8080/callback'), {
+      minItems: 1,
+      maxItems: MAX_REDIRECT_URIS,
+      description:
+        'Loopback redirect URIs: http://127.0.0.1:<port>/<path>, http://[::1]:<port>/<path> or http://localhost:<port>/<path>',
+    }),
+    client_name: Type.Optional(Text('Human-readable client name shown on the consent page', 200)),
+    application_type: Type.Optional(Type.String({ description: '"native" (default) for loopback clients' })),
+    token_endpoint_auth_method: Type.Optional(
+      Type.String({
+        description: '"none" (public client, default) or "client_secret_post" (confidential client)',
+      }),
+    ),
+    grant_types: Type.Optional(
+      Type.Array(Type.String(), { description: 'Subset of authorization_code, refresh_token' }),
+    ),
+    response_types: Type.Optional(Type.Array(Type.String(), { description: '["code"]' })),
+    scope: Type.Optional(Text('Space-separated scopes the client intends to use')),
+    client_uri: Type.Optional(Uri('Home page of the client')),
+    logo_uri: Type.Optional(Uri('Logo of the client')),
+    tos_uri: Type.Optional(Uri('Terms of service of the client')),
+    policy_uri: Type.Optional(Uri('Privacy policy of the client')),
+    contacts: Type.Optional(Type.Array(Text('Contact email', 320), { maxItems: 10 })),
+    software_id: Type.Optional(Text('Identifier of the client software', 200)),
+    software_version: Type.Optional(Text('Version of the client software', 200)),
+    id_token_signed_response_alg: Type.Optional(Type.String({ description: 'RS256 only' })),
+  },
+  { additionalProperties: true, description: 'Client metadata (RFC 7591 §2)' },
+);
+
+const RegistrationResponse = Type.Object(
+  {
+    client_id: Type.String(),
+    client_id_issued_at: Type.Integer({ description: 'Epoch seconds' }),
+    client_secret: Type.Optional(Type.String({ description: 'Only for client_secret_post; shown once' })),
+    client_secret_expires_at: Type.Optional(Type.Integer({ description: '0: never expires' })),
+    client_name: Type.Optional(Type.String()),
+    redirect_uris: Type.Array(Type.String()),
+    application_type: Type.String(),
+    token_endpoint_auth_method: Type.String(),
+    grant_types: Type.Array(Type.String()),
+    response_types: Type.Array(Type.String()),
+    scope: Type.Optional(Type.String()),
+    client_uri: Type.Optional(Type.String()),
+    logo_uri: Type.Optional(Type.String()),
+    tos_uri: Type.Optional(Type.String()),
+    policy_uri: Type.Optional(Type.String()),
+    contacts: Type.Optional(Type.Array(Type.String())),
+    software_id: Type.Optional(Type.String()),
+    software_version: Type.Optional(Type.String()),
+    id_token_signed_response_alg: Type.Optional(Type.String()),
+  },
+  { description: 'The registered client (RFC 7591 §3.2.1)' },
+);
+
+const JSON_ONLY =
+  'send the registration as a JSON object with Content-Type: application/json (RFC 7591 §3.1)';
+
+/**
+ * RFC 7591 §3.2.2 names the registration errors; a request we cannot read is answered with
+ * invalid_client_metadata too (not invalid_request or 415), so clients see one error vocabulary.
+ */
+function registrationErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const wire = toWireError(error, request);
+  if (wire.status >= 500) request.log.error({ err: error }, 'registration failed');
+  return sendWireError(reply, classify(error, wire));
+}
+
+function classify(error: FastifyError, wire: WireError): WireError {
+  if (error instanceof WireError) return error;
+  const first = error.validation?.[0];
+  if (first) {
+    const params = first.params as Record<string, unknown>;
+    const aboutRedirects =
+      first.instancePath.startsWith('/redirect_uris') || params.missingProperty === 'redirect_uris';
+    // SPEC §10: missing, empty, non-array or more than 10 redirect_uris → invalid_redirect_uri.
+    return new OAuthError(
+      aboutRedirects ? 'invalid_redirect_uri' : 'invalid_client_metadata',
+      wire.description,
+    );
+  }
+  if (wire.status === 400 || wire.status === 415) {
+    return new OAuthError('invalid_client_metadata', `${wire.description}; ${JSON_ONLY}`);
+  }
+  return wire;
+}
+
+function isJson(request: FastifyRequest): boolean {
+  const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+  return type === 'application/json';
+}
+
+function clientRow(id: string, meta: ClientMetadata, secretHash: string | null, now: number): Client {
+  return {
+    id,
+    kind: 'dynamic',
+    name: meta.clientName ?? 'Unnamed application',
+    application_type: meta.applicationType,
+    redirect_uris: JSON.stringify(meta.redirectUris),
+    token_endpoint_auth_method: meta.authMethod,
+    secret_hash: secretHash,
+    grant_types: JSON.stringify(meta.grantTypes),
+    response_types: JSON.stringify(meta.responseTypes),
+    metadata: JSON.stringify({
+      ...(meta.clientName !== undefined ? { client_name: meta.clientName } : {}),
+      ...meta.extra,
+    }),
+    disabled: 0,
+    created_at: now,
+    last_used_at: null,
+  };
+}
+
+export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.post<{ Body: RegistrationRequest }>(
+    PATHS.registration,
+    {
+      config: { validationErrorCode: 'invalid_client_metadata' },
+      errorHandler: registrationErrorHandler,
+      schema: {
+        tags: ['oauth'],
+        summary: 'Register a client (RFC 7591); open to loopback redirect URIs only',
+        body: RegistrationBody,
+        response: { 201: RegistrationResponse, 400: OAuthErrorBody },
+      },
+      preValidation: async (request) => {
+        if (!isJson(request)) {
+          throw new OAuthError('invalid_client_metadata', `unsupported Content-Type; ${JSON_ONLY}`);
+        }
+      },
+    },
+    async (request, reply) => {
+      const meta = validateRegistration(request.body, ctx.config.loopbackHosts);
+      const now = ctx.now();
+      const id = randomId('dyn_');
+      const secret = meta.authMethod === 'client_secret_post' ? mintSecret('clientSecret') : undefined;
+      await insertClient(ctx.db, clientRow(id, meta, secret?.hash ?? null, now));
+      await recordAudit(
+        ctx.db,
+        {
+          kind: 'client.registered',
+          clientId: id,
+          ip: request.ip,
+          detail: { token_endpoint_auth_method: meta.authMethod, redirect_uris: meta.redirectUris.join(' ') },
+        },
+        now,
+      );
+      request.log.info({ clientId: id }, 'client registered');
+      return reply
+        .code(201)
+        .headers(NO_STORE)
+        .send({
+          client_id: id,
+          client_id_issued_at: now,
+          ...(secret ? { client_secret: secret.value, client_secret_expires_at: 0 } : {}),
+          ...(meta.clientName !== undefined ? { client_name: meta.clientName } : {}),
+          redirect_uris: meta.redirectUris,
+          application_type: meta.applicationType,
+          token_endpoint_auth_method: meta.authMethod,
+          grant_types: meta.grantTypes,
+          response_types: meta.responseTypes,
+          ...meta.extra,
+        });
+    },
+  );
+}

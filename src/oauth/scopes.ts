@@ -1,0 +1,56 @@
+/**
+ * Scope values (RFC 6749 §3.3): space-delimited names from the seed's catalogue. Results are in
+ * catalogue order with duplicates collapsed, so equal sets always read the same.
+ */
+import { isKnownScope, SCOPE_NAMES } from './scope-catalogue.js';
+
+export type ParsedScope = { readonly scopes: string[] } | { readonly error: string };
+
+// RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ), separated by SP. Runs of spaces
+// and surrounding spaces are tolerated (clients join lists sloppily); any other whitespace is not.
+const SCOPE_VALUE = /^[ \x21\x23-\x5b\x5d-\x7e]*$/;
+
+const METADATA_HINT =
+  'the accepted names are listed in scopes_supported of /.well-known/oauth-authorization-server';
+
+/** Parses a `scope` parameter; a missing or empty value is an error (the seed requires a scope). */
+export function parseScope(value: string | undefined): ParsedScope {
+  if (value === undefined || value.trim() === '') {
+    return { error: `the scope parameter is missing; send space-separated scope names (${METADATA_HINT})` };
+  }
+  if (!SCOPE_VALUE.test(value)) {
+    return {
+      error:
+        'the scope parameter contains characters other than scope names and single spaces; separate names with spaces',
+    };
+  }
+  const names = value.split(' ').filter((n) => n !== '');
+  const unknown = [...new Set(names.filter((n) => !isKnownScope(n)))];
+  if (unknown.length > 0) {
+    const list = unknown.map((n) => JSON.stringify(n)).join(', ');
+    return { error: `unknown scope ${list}; ${METADATA_HINT}` };
+  }
+  return { scopes: inCatalogueOrder(names) };
+}
+
+/** The given names, deduplicated, in catalogue order. */
+export function inCatalogueOrder(names: readonly string[]): string[] {
+  const set = new Set(names);
+  return SCOPE_NAMES.filter((n) => set.has(n));
+}
+
+/** Whether every requested scope is among the granted ones (narrowing is allowed, widening is not). */
+export function isSubset(requested: readonly string[], granted: readonly string[]): boolean {
+  const allowed = new Set(granted);
+  return requested.every((s) => allowed.has(s));
+}
+
+/** The wire form of a scope list (RFC 6749 §3.3). */
+export function formatScope(scopes: readonly string[]): string {
+  return scopes.join(' ');
+}
+
+/** Splits a stored, already validated scope string. */
+export function splitScope(value: string): string[] {
+  return value.split(' ').filter((n) => n !== '');
+}

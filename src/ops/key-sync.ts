@@ -1,0 +1,114 @@
+/**
+ * Keeps every instance's in-memory signing keys in step with the database without a restart.
+ * `schoolauth keys rotate` sends a PostgreSQL NOTIFY; each instance LISTENs on a dedicated
+ * connection and reloads at once. A periodic reload covers a missed notification (listener
+ * reconnecting), SQLite (the CLI is another process on the same file), and retired keys whose
+ * publication window ended.
+ */
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import pg from 'pg';
+import type { KeyStore } from '../crypto/keys.js';
+import type { Storage } from '../storage/connect.js';
+import { dialectOf } from '../storage/dialect.js';
+import type { Database } from '../storage/schema.js';
+
+export const KEYS_CHANNEL = 'schoolauth_keys';
+/** Seconds between fallback reloads. */
+export const KEY_RELOAD_INTERVAL = 30;
+const RECONNECT_DELAY_MS = 5000;
+
+interface Log {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+/** Tells every listening instance that the keys changed (no-op on SQLite, which polls). */
+export async function notifyKeysChanged(db: Kysely<Database>): Promise<void> {
+  if (dialectOf(db) !== 'postgres') return;
+  // Channels are database-wide; the payload names the schema so other deployments ignore it.
+  await sql`select pg_notify(${KEYS_CHANNEL}, current_schema())`.execute(db);
+}
+
+export interface KeySync {
+  stop(): Promise<void>;
+}
+
+export function startKeySync(
+  storage: Storage,
+  keys: KeyStore,
+  log: Log,
+  intervalSeconds = KEY_RELOAD_INTERVAL,
+): KeySync {
+  const reload = (why: string) =>
+    keys.reload().catch((error: unknown) => log.warn({ err: error, why }, 'signing key reload failed'));
+  const timer = setInterval(() => void reload('poll'), intervalSeconds * 1000);
+  timer.unref();
+  const listener = storage.pool ? new Listener(storage.pool, () => void reload('notify'), log) : undefined;
+  listener?.start();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await listener?.stop();
+    },
+  };
+}
+
+/** One dedicated connection outside the pool, re-established after any failure. */
+class Listener {
+  private client: pg.Client | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private schema: string | undefined;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly onChange: () => void,
+    private readonly log: Log,
+  ) {}
+
+  start(): void {
+    void this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped) return;
+    const client = new pg.Client(this.pool.options);
+    this.client = client;
+    client.on('error', () => this.reconnect(client));
+    client.on('end', () => this.reconnect(client));
+    client.on('notification', (message) => {
+      if (message.channel === KEYS_CHANNEL && message.payload === this.schema) this.onChange();
+    });
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ schema: string }>('select current_schema() as schema');
+      this.schema = rows[0]?.schema;
+      await client.query(`LISTEN ${KEYS_CHANNEL}`);
+      // Anything rotated while we were not listening.
+      this.onChange();
+    } catch (error) {
+      if (!this.stopped) this.log.warn({ err: error }, 'key change listener could not connect; retrying');
+      this.reconnect(client);
+    }
+  }
+
+  private reconnect(client: pg.Client): void {
+    if (this.stopped || client !== this.client || this.retry) return;
+    this.client = undefined;
+    client.end().catch(() => undefined);
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      void this.connect();
+    }, RECONNECT_DELAY_MS);
+    this.retry.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retry) clearTimeout(this.retry);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+}

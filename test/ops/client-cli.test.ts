@@ -1,0 +1,184 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { hashSecret } from '../../src/crypto/tokens.js';
+import { openStorage, type Storage } from '../../src/storage/connect.js';
+import { DIALECTS, dropSchema, newSchemaName, PG_URL } from '../helpers/app.js';
+import { cli } from '../helpers/cli.js';
+import { addAccount, addGrant, addToken } from './fixtures.js';
+
+for (const dialect of DIALECTS) {
+  describe(`schoolauth client, prune and audit commands [${dialect}]`, () => {
+    let url: string;
+    let schema: string | undefined;
+    let storage: Storage;
+    before(async () => {
+      if (dialect === 'postgres') {
+        schema = newSchemaName();
+        url = `${PG_URL}${PG_URL!.includes('?') ? '&' : '?'}schema=${schema}`;
+      } else {
+        url = `sqlite:${join(mkdtempSync(join(tmpdir(), 'sa-ops-cli-')), 'db.sqlite')}`;
+      }
+      assert.equal((await cli(url, ['migrate'])).code, 0);
+      storage = await openStorage(url);
+    });
+    after(async () => {
+      await storage.close();
+      if (schema) await dropSchema(schema);
+    });
+
+    it('client create --confidential prints the client_id and the secret once, stored only hashed', async () => {
+      const r = await cli(url, [
+        'client',
+        'create',
+        '--name',
+        'Gradebook',
+        '--redirect-uri',
+        'https://gradebook.example.com/callback',
+        '--redirect-uri',
+        'http://127.0.0.1:8080/cb',
+        '--confidential',
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+      const clientId = /client_id: (\S+)/.exec(r.stdout)?.[1] ?? '';
+      const secret = /client_secret: (\S+)/.exec(r.stdout)?.[1] ?? '';
+      assert.ok(clientId && secret.startsWith('sa_cs_'));
+      const row = await storage.db
+        .selectFrom('clients')
+        .selectAll()
+        .where('id', '=', clientId)
+        .executeTakeFirstOrThrow();
+      assert.equal(row.kind, 'integration');
+      assert.equal(row.token_endpoint_auth_method, 'client_secret_post');
+      assert.equal(row.secret_hash, hashSecret(secret));
+      assert.deepEqual(JSON.parse(row.redirect_uris), [
+        'https://gradebook.example.com/callback',
+        'http://127.0.0.1:8080/cb',
+      ]);
+      const list = await cli(url, ['client', 'list']);
+      assert.equal(list.code, 0);
+      assert.match(
+        list.stdout,
+        new RegExp(`${clientId}\\s+Gradebook\\s+integration\\s+client_secret_post\\s+active`),
+      );
+      assert.ok(!list.stdout.includes(secret), 'the secret is never shown again');
+      const audit = await cli(url, ['audit', 'list', '--client', clientId]);
+      assert.match(audit.stdout, /client\.created/);
+    });
+
+    it('a public integration gets no secret', async () => {
+      const r = await cli(url, [
+        'client',
+        'create',
+        '--name',
+        'Viewer',
+        '--redirect-uri',
+        'https://v.example/cb',
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.doesNotMatch(r.stdout, /client_secret/);
+    });
+
+    it('bad redirect URIs and missing arguments exit 2 with one line', async () => {
+      for (const uri of ['http://example.com/cb', 'https://a.example/cb#frag', 'myapp://cb', 'not a url']) {
+        const r = await cli(url, ['client', 'create', '--name', 'X', '--redirect-uri', uri]);
+        assert.equal(r.code, 2, uri);
+        assert.equal(r.stderr.trim().split('\n').length, 1);
+        assert.match(r.stderr, /--redirect-uri/);
+      }
+      const missing = await cli(url, ['client', 'create', '--name', 'X']);
+      assert.equal(missing.code, 2);
+      assert.match(missing.stderr, /missing --redirect-uri/);
+      const unknown = await cli(url, ['client', 'disable', '--client-id', 'nope']);
+      assert.equal(unknown.code, 1);
+      assert.match(unknown.stderr, /no client with client_id nope/);
+    });
+
+    it('client disable revokes its grants and tokens and is audited', async () => {
+      const created = await cli(url, [
+        'client',
+        'create',
+        '--name',
+        'Old',
+        '--redirect-uri',
+        'https://o.example/cb',
+      ]);
+      const clientId = /client_id: (\S+)/.exec(created.stdout)![1]!;
+      const now = Math.floor(Date.now() / 1000);
+      const accountId = await addAccount(storage.db, now);
+      const grant = { id: await addGrant(storage.db, accountId, clientId, now), accountId, clientId };
+      await addToken(storage.db, 'access_tokens', grant, now, now + 3600);
+      await addToken(storage.db, 'refresh_tokens', grant, now, now + 86400);
+
+      const r = await cli(url, ['client', 'disable', '--client-id', clientId]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /1 grant\(s\)/);
+      const client = await storage.db
+        .selectFrom('clients')
+        .select('disabled')
+        .where('id', '=', clientId)
+        .executeTakeFirstOrThrow();
+      assert.equal(client.disabled, 1);
+      for (const table of ['access_tokens', 'refresh_tokens'] as const) {
+        const rows = await storage.db
+          .selectFrom(table)
+          .select('revoked_at')
+          .where('grant_id', '=', grant.id)
+          .execute();
+        assert.ok(rows.length === 1 && rows[0]!.revoked_at !== null, table);
+      }
+      const audit = await cli(url, ['audit', 'list', '--kind', 'client.disabled']);
+      assert.match(audit.stdout, new RegExp(clientId));
+    });
+
+    it('prune prints counts; keys rotate and account commands are audited; audit list filters', async () => {
+      const pruned = await cli(url, ['prune']);
+      assert.equal(pruned.code, 0, pruned.stderr);
+      assert.match(pruned.stdout, /^pruned: \d+ authorization codes, .* \d+ dynamic clients\n$/);
+
+      assert.equal((await cli(url, ['keys', 'rotate'])).code, 0);
+      const create = await cli(
+        url,
+        [
+          'account',
+          'create',
+          '--email',
+          'eve@example.com',
+          '--name',
+          'Eve',
+          '--school',
+          's',
+          '--password-stdin',
+        ],
+        'a long enough password\n',
+      );
+      assert.equal(create.code, 0, create.stderr);
+      await cli(
+        url,
+        ['account', 'reset-password', '--email', 'eve@example.com', '--password-stdin'],
+        'another long one\n',
+      );
+      await cli(url, ['account', 'disable', '--email', 'eve@example.com']);
+
+      const eve = await cli(url, ['audit', 'list', '--account', 'eve@example.com']);
+      assert.equal(eve.code, 0, eve.stderr);
+      const kinds = eve.stdout
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.split(/\s+/)[1]);
+      assert.deepEqual(kinds, ['account.disabled', 'account.password_reset', 'account.created']);
+      assert.match(eve.stdout, /eve@example.com/);
+      assert.match((await cli(url, ['audit', 'list', '--kind', 'key.rotated'])).stdout, /key\.rotated/);
+      const limited = await cli(url, ['audit', 'list', '--limit', '1']);
+      assert.equal(limited.stdout.trim().split('\n').length, 2);
+      const future = await cli(url, ['audit', 'list', '--since', '2999-01-01T00:00:00Z']);
+      assert.equal(future.stdout, '(none)\n');
+      const bad = await cli(url, ['audit', 'list', '--since', 'yesterday']);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /ISO-8601/);
+    });
+  });
+}

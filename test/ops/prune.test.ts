@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { withInstanceLock } from '../../src/ops/instance-lock.js';
+import { PRUNE_MARGIN, prune } from '../../src/ops/prune.js';
+import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
+import { addAccount, addClient, addCode, addGrant, addSession, addToken } from './fixtures.js';
+
+const DAY = 86400;
+
+for (const dialect of DIALECTS) {
+  describe(`prune [${dialect}]`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await createTestApp(dialect);
+    });
+    after(() => t.close());
+
+    it('removes exactly what is dead and never a client with a live grant', async () => {
+      const db = t.ctx.db;
+      const now = t.clock.now();
+      const acc = await addAccount(db, now - 200 * DAY);
+
+      // A client in use: old, never "used" by the column, but holding a live refresh token.
+      const inUse = await addClient(db, 'dynamic', now - 100 * DAY);
+      const liveGrant = {
+        id: await addGrant(db, acc, inUse, now - 100 * DAY),
+        accountId: acc,
+        clientId: inUse,
+      };
+      const liveRefresh = await addToken(db, 'refresh_tokens', liveGrant, now - DAY, now + 29 * DAY);
+      const expiredAccess = await addToken(db, 'access_tokens', liveGrant, now - DAY, now - DAY + 3600);
+      // A revoked grant whose access token has not expired yet: kept until it has.
+      const revoked = {
+        id: await addGrant(db, acc, inUse, now - DAY, now - 60),
+        accountId: acc,
+        clientId: inUse,
+      };
+      const revokedButUnexpired = await addToken(db, 'access_tokens', revoked, now - 120, now + 3000);
+
+      const abandoned = await addClient(db, 'dynamic', now - 31 * DAY);
+      const recentlyUsed = await addClient(db, 'dynamic', now - 31 * DAY, now - DAY);
+      const young = await addClient(db, 'dynamic', now - 10 * DAY);
+      const integration = await addClient(db, 'integration', now - 400 * DAY);
+      // Everything it had expired long ago: tokens, grant and client all go.
+      const expiredAll = await addClient(db, 'dynamic', now - 40 * DAY);
+      const deadGrant = {
+        id: await addGrant(db, acc, expiredAll, now - 40 * DAY),
+        accountId: acc,
+        clientId: expiredAll,
+      };
+      await addToken(db, 'refresh_tokens', deadGrant, now - 40 * DAY, now - 10 * DAY);
+      // A revoked grant of a recently used client with nothing left: the grant goes, the client stays.
+      const revokedDead = await addGrant(db, acc, recentlyUsed, now - 5 * DAY, now - 4 * DAY);
+
+      // Codes: long expired, expired inside the safety margin, consumed but unexpired (replay detection).
+      const codeGrant = { id: await addGrant(db, acc, young, now - 60), accountId: acc, clientId: young };
+      const oldCode = await addCode(db, codeGrant, now - 1000, now - 940, now - 990);
+      const justExpired = await addCode(db, codeGrant, now - 70, now - 10);
+      const consumed = await addCode(db, codeGrant, now - 20, now + 40, now - 15);
+
+      const deadSession = await addSession(db, acc, now - 2 * DAY, now - DAY);
+      const tooOldSession = await addSession(db, acc, now - t.config.sessionAbsoluteTtl - 1, now + 3600);
+      const liveSession = await addSession(db, acc, now - 3600, now + 3600);
+      await db
+        .insertInto('rate_limits')
+        .values([
+          { key: 'old', count: 3, reset_at: now - 1 },
+          { key: 'current', count: 3, reset_at: now + 30 },
+        ])
+        .execute();
+
+      const counts = await prune(db, t.config, now);
+      assert.deepEqual(counts, {
+        codes: 1,
+        accessTokens: 1,
+        refreshTokens: 1,
+        grants: 2,
+        sessions: 2,
+        rateLimits: 1,
+        clients: 2,
+      });
+
+      const ids = async (table: 'clients' | 'grants') =>
+        (await db.selectFrom(table).select('id').execute()).map((r) => r.id).sort();
+      assert.deepEqual(await ids('clients'), [inUse, recentlyUsed, young, integration].sort());
+      assert.ok(!(await ids('clients')).includes(abandoned));
+      assert.deepEqual(await ids('grants'), [liveGrant.id, revoked.id, codeGrant.id].sort());
+      assert.ok(!(await ids('grants')).includes(revokedDead));
+      const hashes = async (table: 'access_tokens' | 'refresh_tokens') =>
+        (await db.selectFrom(table).select('token_hash').execute()).map((r) => r.token_hash).sort();
+      assert.deepEqual(await hashes('access_tokens'), [revokedButUnexpired]);
+      assert.ok(!(await hashes('access_tokens')).includes(expiredAccess));
+      assert.deepEqual(await hashes('refresh_tokens'), [liveRefresh]);
+      const codes = (await db.selectFrom('authorization_codes').select('code_hash').execute()).map(
+        (r) => r.code_hash,
+      );
+      assert.deepEqual(codes.sort(), [justExpired, consumed].sort());
+      assert.ok(!codes.includes(oldCode));
+      const sessions = (await db.selectFrom('sessions').select('id_hash').execute()).map((r) => r.id_hash);
+      assert.deepEqual(sessions, [liveSession]);
+      assert.ok(!sessions.includes(deadSession) && !sessions.includes(tooOldSession));
+      const limits = (await db.selectFrom('rate_limits').select('key').execute()).map((r) => r.key);
+      assert.deepEqual(limits, ['current']);
+    });
+
+    it('a second prune right after finds nothing more; a client dies only once idle and grantless', async () => {
+      const db = t.ctx.db;
+      const empty = await prune(db, t.config, t.clock.now());
+      assert.deepEqual(Object.values(empty), [0, 0, 0, 0, 0, 0, 0]);
+      // Move past every lifetime: the live refresh token, then the grants and the clients go
+      // (integrations never do).
+      const later = t.clock.now() + 400 * DAY + PRUNE_MARGIN;
+      const counts = await prune(db, t.config, later);
+      assert.equal(counts.clients, 3);
+      const left = await db.selectFrom('clients').select('kind').execute();
+      assert.deepEqual(
+        left.map((c) => c.kind),
+        ['integration'],
+      );
+      assert.equal((await db.selectFrom('grants').select('id').execute()).length, 0);
+    });
+
+    it('runs on one instance at a time (a database lock, not a timer race)', async () => {
+      let inner: { ran: boolean } | undefined;
+      const outer = await withInstanceLock(t.ctx.db, 'prune-test', async () => {
+        inner = await withInstanceLock(t.ctx.db, 'prune-test', async () => 'second');
+        return 'first';
+      });
+      assert.deepEqual(outer, { ran: true, result: 'first' });
+      // SQLite has one writing process: the lock is not needed there.
+      assert.equal(inner?.ran, dialect === 'sqlite');
+    });
+  });
+}

@@ -13,6 +13,7 @@ import { healthRoutes } from './health.js';
 import { loggerOptions } from './logging.js';
 import { discoveryRoutes } from './oauth/discovery.js';
 import { registerRoutes } from './oauth/register.js';
+import { tokenRoutes } from './oauth/token/endpoint.js';
 import { installValidation } from './validation.js';
 
 export interface AppOptions {
@@ -38,6 +39,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   await app.register(async (scope) => discoveryRoutes(scope, ctx));
   await app.register(async (scope) => healthRoutes(scope, ctx));
   await app.register(async (scope) => registerRoutes(scope, ctx));
+  await app.register(async (scope) => tokenRoutes(scope, ctx));
   await app.register(openApiRoute);
   return app;
 }

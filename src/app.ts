@@ -11,9 +11,14 @@ import { openApiRoute, registerOpenApi } from './docs/openapi.js';
 import { installErrorHandlers } from './error-handler.js';
 import { healthRoutes } from './health.js';
 import { loggerOptions } from './logging.js';
+import { authorizeRoutes } from './oauth/authorize/endpoint.js';
 import { discoveryRoutes } from './oauth/discovery.js';
 import { registerRoutes } from './oauth/register.js';
 import { tokenRoutes } from './oauth/token/endpoint.js';
+import { installRequestMetrics, metricsRoute } from './ops/metrics-routes.js';
+import { assetRoutes } from './pages/assets.js';
+import { connectedAppsRoutes } from './pages/connected-apps.routes.js';
+import { signInRoutes } from './pages/sign-in.routes.js';
 import { installValidation } from './validation.js';
 
 export interface AppOptions {
@@ -27,6 +32,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   const app = buildFastify(ctx, options);
   installValidation(app);
   installErrorHandlers(app);
+  installRequestMetrics(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
@@ -38,9 +44,14 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
 
   await app.register(async (scope) => discoveryRoutes(scope, ctx));
   await app.register(async (scope) => healthRoutes(scope, ctx));
+  await app.register(assetRoutes);
+  await app.register(async (scope) => authorizeRoutes(scope, ctx));
+  await app.register(async (scope) => signInRoutes(scope, ctx));
+  await app.register(async (scope) => connectedAppsRoutes(scope, ctx));
   await app.register(async (scope) => registerRoutes(scope, ctx));
   await app.register(async (scope) => tokenRoutes(scope, ctx));
   await app.register(openApiRoute);
+  await app.register(async (scope) => metricsRoute(scope, ctx));
   return app;
 }
 

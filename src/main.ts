@@ -1,8 +1,12 @@
-/** Entry point: configuration → storage → app → listen. */
+/** Entry point: configuration → storage → app → background jobs → listen; graceful shutdown. */
 import { createApp } from './app.js';
 import { bootstrap } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
 import { seedDemoIfEmpty } from './demo/seed.js';
+import { startKeySync } from './ops/key-sync.js';
+import { startMetricsServer } from './ops/metrics-routes.js';
+import { startPruneSchedule } from './ops/prune-schedule.js';
+import { installGracefulShutdown } from './ops/shutdown.js';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -18,6 +22,10 @@ async function main(): Promise<void> {
   const ctx = await bootstrap(config);
   const demo = config.seedDemo ? await seedDemoIfEmpty(ctx.db, ctx.now()) : undefined;
   const app = await createApp(ctx);
+  const jobs = [startKeySync(ctx.storage, ctx.keys, app.log), startPruneSchedule(ctx, app.log)];
+  const metricsServer =
+    config.metricsPort === undefined ? undefined : await startMetricsServer(config.host, config.metricsPort);
+  installGracefulShutdown({ app, ctx, jobs, metricsServer });
   await app.listen({ host: config.host, port: config.port });
   if (demo) {
     // Shown once on the terminal, never logged: the operator needs it to sign in the first time.
@@ -25,19 +33,6 @@ async function main(): Promise<void> {
       `\nDemo school seeded. Sign in at ${config.issuer} as\n  email:    ${demo.email}\n  password: ${demo.password}\n(shown once; change it with: schoolauth account reset-password --email ${demo.email} --password-stdin)\n\n`,
     );
   }
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => process.exit(1), config.shutdownTimeout * 1000);
-    timer.unref();
-    await app.close();
-    await ctx.storage.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
 main().catch((error: unknown) => {

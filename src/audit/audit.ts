@@ -3,6 +3,7 @@
  * which client, from where, and when. A detail never holds a secret.
  */
 import type { Kysely } from 'kysely';
+import { countAuditEvent } from '../ops/metrics.js';
 import type { Database } from '../storage/schema.js';
 
 export type AuditKind =
@@ -46,4 +47,5 @@ export async function recordAudit(db: Kysely<Database>, event: AuditInput, now: 
       detail: JSON.stringify(event.detail ?? {}),
     })
     .execute();
+  countAuditEvent(event.kind);
 }

@@ -73,19 +73,26 @@ export async function rotateKeys(db: Kysely<Database>, options: KeyStoreOptions)
 
 export class KeyStore {
   private snapshot: Snapshot | undefined;
-  private loading: Promise<Snapshot> | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly options: KeyStoreOptions,
   ) {}
 
-  /** Loads the keys, creating the first one when the database has none. */
+  /**
+   * Loads the keys, creating the first one when the database has none. Reloads run one after
+   * another: one asked for while another runs (a NOTIFY during a periodic reload) reads again,
+   * since the running one may have read before the change.
+   */
   async reload(): Promise<void> {
-    this.loading ??= this.load().finally(() => {
-      this.loading = undefined;
-    });
-    this.snapshot = await this.loading;
+    const run = this.queue
+      .catch(() => undefined)
+      .then(async () => {
+        this.snapshot = await this.load();
+      });
+    this.queue = run;
+    await run;
   }
 
   private async load(): Promise<Snapshot> {

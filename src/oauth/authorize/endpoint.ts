@@ -1,0 +1,193 @@
+/**
+ * GET and POST /oauth/authorize (RFC 6749 §4.1.1, OIDC Core §3.1.2; SPEC §6). A short pipeline:
+ * read parameters → check client and redirect URI (else an error page, never a redirect) →
+ * validate the rest (else an error redirect) → the person's step (sign in, consent) → code.
+ * A POST carrying `step` answers one of the pages; any other POST is a form-encoded request.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { recordAudit } from '../../audit/audit.js';
+import type { AppContext } from '../../context.js';
+import type { OAuthErrorCode } from '../../errors.js';
+import { formBody } from '../../pages/form.js';
+import { sendPage, sendRedirect } from '../../pages/respond.js';
+import { expiredFormPage } from '../../pages/sign-in.routes.js';
+import { CSRF_FIELD, checkCsrfToken, checkSigninCsrf } from '../../sessions/csrf.js';
+import { type ActiveSession, loadSession, startSession } from '../../sessions/sessions.js';
+import { checkCredentials, SIGNIN_FAILED } from '../../sessions/sign-in.js';
+import { findClient, redirectUrisOf } from '../../storage/clients.repository.js';
+import { findConsent, saveConsent } from '../../storage/consents.repository.js';
+import { issueAuthorizationCode } from '../authorization-codes.js';
+import { PATHS } from '../discovery.js';
+import { inCatalogueOrder, isSubset, splitScope } from '../scopes.js';
+import { type Flow, showConsent, showProblem, showSignIn } from './pages.js';
+import { readParams } from './params.js';
+import { clientRedirect } from './response.js';
+import { AUTHORIZE_SCHEMA } from './schema.js';
+import { checkTarget, isRequestError, validateRequest } from './validate.js';
+
+interface Exchange {
+  readonly ctx: AppContext;
+  readonly request: FastifyRequest;
+  readonly reply: FastifyReply;
+  /** 302 answers a GET; 303 makes the browser follow a POST with a GET. */
+  readonly status: 302 | 303;
+}
+
+function redirectToClient(x: Exchange, flow: Flow, params: Record<string, string | undefined>): FastifyReply {
+  const location = clientRedirect(
+    flow.redirectUri,
+    { ...params, state: flow.request.state },
+    x.ctx.config.issuer,
+  );
+  return sendRedirect(x.reply, x.status, location);
+}
+
+function redirectError(x: Exchange, flow: Flow, error: OAuthErrorCode, description: string): FastifyReply {
+  return redirectToClient(x, flow, { error, error_description: description });
+}
+
+async function issueCode(x: Exchange, flow: Flow, session: ActiveSession): Promise<FastifyReply> {
+  const { code, grantId } = await issueAuthorizationCode(x.ctx, {
+    clientId: flow.client.id,
+    accountId: session.account.id,
+    redirectUri: flow.redirectUri,
+    codeChallenge: flow.request.codeChallenge,
+    scopes: flow.request.scopes,
+    resource: flow.request.resource,
+    nonce: flow.request.nonce,
+    authTime: session.authTime,
+  });
+  await recordAudit(
+    x.ctx.db,
+    {
+      kind: 'code.issued',
+      accountId: session.account.id,
+      clientId: flow.client.id,
+      ip: x.request.ip,
+      detail: { grant_id: grantId },
+    },
+    x.ctx.now(),
+  );
+  return redirectToClient(x, flow, { code });
+}
+
+/** Whether the person must enter their password now (OIDC Core §3.1.2.1 prompt=login, max_age). */
+function mustSignIn(x: Exchange, flow: Flow, session: ActiveSession | undefined): session is undefined {
+  if (!session) return true;
+  if (flow.request.prompt.has('login')) return true;
+  const { maxAge } = flow.request;
+  return maxAge !== undefined && x.ctx.now() - session.authTime > maxAge;
+}
+
+/** After sign-in is settled: remembered consent goes straight through, otherwise ask. */
+async function afterSignIn(x: Exchange, flow: Flow, session: ActiveSession): Promise<FastifyReply> {
+  const consent = await findConsent(x.ctx.db, session.account.id, flow.client.id);
+  const remembered = consent !== undefined && isSubset(flow.request.scopes, splitScope(consent.scopes));
+  if (remembered && !flow.request.prompt.has('consent')) return issueCode(x, flow, session);
+  if (flow.request.prompt.has('none')) {
+    return redirectError(
+      x,
+      flow,
+      'consent_required',
+      'the person has not allowed this app these scopes; send the request without prompt=none',
+    );
+  }
+  return showConsent(x.reply, flow, session);
+}
+
+async function startFlow(x: Exchange, flow: Flow): Promise<FastifyReply> {
+  const session = await loadSession(x.ctx, x.request);
+  if (mustSignIn(x, flow, session)) {
+    if (flow.request.prompt.has('none')) {
+      return redirectError(
+        x,
+        flow,
+        'login_required',
+        'the person must sign in; send the request without prompt=none',
+      );
+    }
+    return showSignIn(x.ctx, x.request, x.reply, flow);
+  }
+  return afterSignIn(x, flow, session);
+}
+
+async function signInStep(x: Exchange, flow: Flow, body: Record<string, unknown>): Promise<FastifyReply> {
+  if (!checkSigninCsrf(x.ctx, x.request, body[CSRF_FIELD])) return sendPage(x.reply, 403, expiredFormPage());
+  const account = await checkCredentials(x.ctx, { email: body.email, password: body.password }, x.request.ip);
+  if (!account) {
+    const email = typeof body.email === 'string' ? body.email : undefined;
+    return showSignIn(x.ctx, x.request, x.reply, flow, { email, message: SIGNIN_FAILED });
+  }
+  const session = await startSession(x.ctx, x.request, x.reply, account);
+  return afterSignIn(x, flow, session);
+}
+
+async function consentStep(x: Exchange, flow: Flow, body: Record<string, unknown>): Promise<FastifyReply> {
+  const session = await loadSession(x.ctx, x.request);
+  // The session ended while the page was open: sign in again, the request is kept.
+  if (!session) return showSignIn(x.ctx, x.request, x.reply, flow);
+  if (!checkCsrfToken(session.csrfSecret, 'authorize', body[CSRF_FIELD]))
+    return sendPage(x.reply, 403, expiredFormPage());
+  const accountId = session.account.id;
+  const now = x.ctx.now();
+  if (body.decision !== 'allow') {
+    await recordAudit(
+      x.ctx.db,
+      { kind: 'consent.denied', accountId, clientId: flow.client.id, ip: x.request.ip },
+      now,
+    );
+    return redirectError(x, flow, 'access_denied', 'the person did not allow access');
+  }
+  const previous = await findConsent(x.ctx.db, accountId, flow.client.id);
+  const remembered = inCatalogueOrder([...splitScope(previous?.scopes ?? ''), ...flow.request.scopes]);
+  await saveConsent(x.ctx.db, accountId, flow.client.id, remembered.join(' '), now);
+  await recordAudit(
+    x.ctx.db,
+    {
+      kind: 'consent.granted',
+      accountId,
+      clientId: flow.client.id,
+      ip: x.request.ip,
+      detail: { scope: flow.request.scopes.join(' ') },
+    },
+    now,
+  );
+  return issueCode(x, flow, session);
+}
+
+async function authorize(x: Exchange, source: unknown): Promise<FastifyReply> {
+  const params = readParams(source);
+  const clientId = params.values.client_id;
+  const client =
+    clientId === undefined || params.repeated.includes('client_id')
+      ? undefined
+      : await findClient(x.ctx.db, clientId);
+  const target = checkTarget(params, client, client ? redirectUrisOf(client) : []);
+  if ('problem' in target) return showProblem(x.reply, target.problem);
+  const request = validateRequest(params, x.ctx.config.issuer);
+  const partial = { params, client: target.client, redirectUri: target.redirectUri };
+  if (isRequestError(request)) {
+    const state = params.values.state;
+    const location = clientRedirect(
+      target.redirectUri,
+      { error: request.error, error_description: request.description, state },
+      x.ctx.config.issuer,
+    );
+    return sendRedirect(x.reply, x.status, location);
+  }
+  const flow: Flow = { ...partial, request };
+  if (x.request.method !== 'POST') return startFlow(x, flow);
+  const body = formBody(x.request);
+  if (body.step === 'signin') return signInStep(x, flow, body);
+  if (body.step === 'consent') return consentStep(x, flow, body);
+  return startFlow(x, flow);
+}
+
+export async function authorizeRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.get(PATHS.authorization, AUTHORIZE_SCHEMA.get, (request, reply) =>
+    authorize({ ctx, request, reply, status: 302 }, request.query),
+  );
+  app.post(PATHS.authorization, AUTHORIZE_SCHEMA.post, (request, reply) =>
+    authorize({ ctx, request, reply, status: 303 }, request.body),
+  );
+}

@@ -1,0 +1,75 @@
+/**
+ * The pages the authorization endpoint shows mid-flow. Both carry the validated request as
+ * hidden fields; the POST that comes back is validated again from scratch, so nothing the
+ * browser returns is trusted beyond what a fresh GET with those parameters would be.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { consentPage } from '../../pages/consent.page.js';
+import { errorPage } from '../../pages/error.page.js';
+import { sendPage } from '../../pages/respond.js';
+import { groupScopes } from '../../pages/scope-groups.js';
+import { signInPage } from '../../pages/sign-in.page.js';
+import { csrfToken, signinCsrfToken } from '../../sessions/csrf.js';
+import type { ActiveSession } from '../../sessions/sessions.js';
+import type { Client } from '../../storage/schema.js';
+import { PATHS } from '../discovery.js';
+import type { RequestParams } from './params.js';
+import type { AuthorizationRequest, PageProblem } from './validate.js';
+
+/** The hidden `step` field says which page a POST answers. */
+export type Step = 'signin' | 'consent';
+
+export interface Flow {
+  readonly params: RequestParams;
+  readonly client: Client;
+  readonly redirectUri: string;
+  readonly request: AuthorizationRequest;
+}
+
+function hidden(flow: Flow, step: Step): Record<string, string> {
+  return { ...(flow.params.values as Record<string, string>), step };
+}
+
+/** CSP form-action must also allow the redirect that follows the form post. */
+const formTargets = (flow: Flow) => [new URL(flow.redirectUri).origin];
+
+export function showSignIn(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  flow: Flow,
+  failure?: { email: string | undefined; message: string },
+): FastifyReply {
+  const page = signInPage({
+    action: PATHS.authorization,
+    csrfToken: signinCsrfToken(ctx, request, reply),
+    hidden: hidden(flow, 'signin'),
+    clientName: flow.client.name,
+    email: failure?.email,
+    error: failure?.message,
+  });
+  return sendPage(reply, 200, page, { formTargets: formTargets(flow) });
+}
+
+export function showConsent(reply: FastifyReply, flow: Flow, session: ActiveSession): FastifyReply {
+  const page = consentPage({
+    action: PATHS.authorization,
+    csrfToken: csrfToken(session.csrfSecret, 'authorize'),
+    hidden: hidden(flow, 'consent'),
+    clientName: flow.client.name,
+    clientKind: flow.client.kind,
+    redirectUri: flow.redirectUri,
+    scopes: groupScopes(flow.request.scopes),
+    accountEmail: session.account.email,
+  });
+  return sendPage(reply, 200, page, { formTargets: formTargets(flow) });
+}
+
+export function showProblem(reply: FastifyReply, problem: PageProblem, status = 400): FastifyReply {
+  return sendPage(
+    reply,
+    status,
+    errorPage({ title: problem.title, message: problem.message, code: problem.code }),
+  );
+}

@@ -1,0 +1,85 @@
+/**
+ * Prometheus metrics (prom-client), one registry per process. HTTP metrics come from hooks on
+ * the app; OAuth event counters follow the audit trail (recordAudit calls `countAuditEvent`), so
+ * every audited issuance, refresh, revocation, replay and reuse is counted exactly once.
+ */
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'schoolauth_' });
+
+const requests = new Counter({
+  name: 'schoolauth_http_requests_total',
+  help: 'HTTP requests answered, by method, route pattern and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  registers: [registry],
+});
+
+const latency = new Histogram({
+  name: 'schoolauth_http_request_duration_seconds',
+  help: 'HTTP request latency, by method and route pattern',
+  labelNames: ['method', 'route'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [registry],
+});
+
+const oauthErrors = new Counter({
+  name: 'schoolauth_oauth_errors_total',
+  help: 'Error responses, by error code (invalid_grant, invalid_client, rate_limited, …)',
+  labelNames: ['code'] as const,
+  registers: [registry],
+});
+
+function counter(name: string, help: string): Counter {
+  return new Counter({ name, help, registers: [registry] });
+}
+
+const tokensIssued = counter(
+  'schoolauth_tokens_issued_total',
+  'Token responses to authorization_code grants',
+);
+const tokensRefreshed = counter(
+  'schoolauth_tokens_refreshed_total',
+  'Token responses to refresh_token grants',
+);
+const tokensRevoked = counter('schoolauth_tokens_revoked_total', 'Tokens and grants revoked');
+const codeReplays = counter(
+  'schoolauth_code_replays_total',
+  'Authorization codes presented again (RFC 6749 §4.1.2); the tokens they issued were revoked',
+);
+const refreshReuse = counter(
+  'schoolauth_refresh_reuse_total',
+  'Rotated refresh tokens used again outside the grace window; their grant was revoked',
+);
+const signinFailures = counter('schoolauth_signin_failures_total', 'Failed sign-ins');
+
+const BY_AUDIT_KIND: Readonly<Record<string, Counter>> = {
+  'token.issued': tokensIssued,
+  'token.refreshed': tokensRefreshed,
+  'token.revoked': tokensRevoked,
+  'grant.revoked': tokensRevoked,
+  'code.replayed': codeReplays,
+  'refresh.reused': refreshReuse,
+  'signin.failure': signinFailures,
+};
+
+/** Called by recordAudit for every security event. */
+export function countAuditEvent(kind: string): void {
+  BY_AUDIT_KIND[kind]?.inc();
+}
+
+/** An error answered to a client, by its wire code (also for errors sent as redirects). */
+export function countOAuthError(code: string): void {
+  oauthErrors.inc({ code });
+}
+
+export function observeRequest(method: string, route: string, status: number, seconds: number): void {
+  requests.inc({ method, route, status: String(status) });
+  latency.observe({ method, route }, seconds);
+}
+
+export function metricsText(): Promise<string> {
+  return registry.metrics();
+}
+
+export const METRICS_CONTENT_TYPE = registry.contentType;

@@ -1,0 +1,68 @@
+/**
+ * Connected apps (SPEC §6): every app the person has let in, what it may do, since when and
+ * when it last acted — and a **Revoke** button that ends all of it.
+ */
+import { PATHS } from '../oauth/discovery.js';
+import type { ClientKind } from '../storage/schema.js';
+import { clientKindBadge, csrfField, scopeList } from './fragments.js';
+import { html, type SafeHtml } from './html.js';
+import { layout } from './layout.js';
+import type { ScopeGroup } from './scope-groups.js';
+
+export interface ConnectedApp {
+  readonly clientId: string;
+  readonly name: string;
+  readonly kind: ClientKind;
+  readonly redirectKind: 'loopback' | 'https';
+  readonly scopes: readonly ScopeGroup[];
+  readonly firstGranted: number;
+  readonly lastUsed: number;
+}
+
+export interface ConnectedAppsPage {
+  readonly accountEmail: string;
+  readonly apps: readonly ConnectedApp[];
+  readonly csrfToken: string;
+  readonly signOutToken: string;
+  readonly notice?: string | undefined;
+}
+
+export const REVOKE_PATH = `${PATHS.connectedApps}/revoke`;
+export const SIGNOUT_PATH = '/signout';
+
+function when(epochSeconds: number): string {
+  return `${new Date(epochSeconds * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+function appSection(app: ConnectedApp, csrfToken: string): SafeHtml {
+  return html`<section class="app">
+<h2>${app.name} ${clientKindBadge(app.kind)}</h2>
+<dl class="facts">
+<dt>Redirects to</dt><dd>${app.redirectKind === 'loopback' ? 'an app on your computer (loopback)' : 'a website (https)'}</dd>
+<dt>First allowed</dt><dd>${when(app.firstGranted)}</dd>
+<dt>Last used</dt><dd>${when(app.lastUsed)}</dd>
+</dl>
+${scopeList(app.scopes)}
+<form method="post" action="${REVOKE_PATH}">
+${csrfField(csrfToken)}
+<input type="hidden" name="client_id" value="${app.clientId}">
+<div class="actions"><button class="danger" type="submit">Revoke</button></div>
+</form>
+</section>`;
+}
+
+export function connectedAppsPage(page: ConnectedAppsPage): SafeHtml {
+  const body = html`<h1>Connected apps</h1>
+${page.notice && html`<p class="muted" role="status">${page.notice}</p>`}
+${
+  page.apps.length === 0
+    ? html`<p>No apps can use your account.</p>`
+    : html`<p class="muted">These apps can use your account. Revoke ends an app's access at once: every token it holds stops working.</p>
+${page.apps.map((app) => appSection(app, page.csrfToken))}`
+}
+<form method="post" action="${SIGNOUT_PATH}">
+${csrfField(page.signOutToken)}
+<div class="actions"><button type="submit">Sign out</button></div>
+</form>`;
+  return layout({ title: 'Connected apps', body, signedInAs: page.accountEmail });
+}

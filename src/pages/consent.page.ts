@@ -1,0 +1,55 @@
+/**
+ * The consent page (SPEC §6): who is asking (and whether anyone vouched for it), where the
+ * answer goes, what it may do — in plain words grouped by area — and **Allow** / **Deny**.
+ */
+import type { ClientKind } from '../storage/schema.js';
+import { clientKindBadge, csrfField, hiddenFields, scopeList } from './fragments.js';
+import { html, type SafeHtml } from './html.js';
+import { layout } from './layout.js';
+import type { ScopeGroup } from './scope-groups.js';
+
+export interface ConsentPage {
+  readonly action: string;
+  readonly csrfToken: string;
+  readonly hidden: Readonly<Record<string, string>>;
+  readonly clientName: string;
+  readonly clientKind: ClientKind;
+  /** The redirect URI the answer will be sent to. */
+  readonly redirectUri: string;
+  readonly scopes: readonly ScopeGroup[];
+  readonly accountEmail: string;
+}
+
+function destination(redirectUri: string): SafeHtml {
+  const url = new URL(redirectUri);
+  const loopback = url.protocol === 'http:';
+  return html`<p>After you choose, you will be sent to <code>${url.host}</code>${
+    loopback
+      ? html` — an app running on this computer`
+      : html` (<code>${url.protocol.replace(':', '')}</code>)`
+  }.</p>`;
+}
+
+export function consentPage(page: ConsentPage): SafeHtml {
+  const unverified = page.clientKind === 'dynamic';
+  const body = html`<h1>Allow ${page.clientName} to use your account?</h1>
+<p>${clientKindBadge(page.clientKind)}</p>
+${
+  unverified
+    ? html`<p class="muted">This app registered itself. Its name was chosen by whoever made it and has not been checked. Allow it only if you started it yourself.</p>`
+    : html`<p class="muted">This integration was registered with the school platform by its operators.</p>`
+}
+${destination(page.redirectUri)}
+<p>It will be able to:</p>
+${scopeList(page.scopes)}
+<form method="post" action="${page.action}">
+${csrfField(page.csrfToken)}
+${hiddenFields(page.hidden)}
+<div class="actions">
+<button class="primary" type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</div>
+</form>
+<p class="muted">Signed in as ${page.accountEmail}. You can withdraw this at any time under Connected apps.</p>`;
+  return layout({ title: 'Allow access?', body, signedInAs: page.accountEmail });
+}

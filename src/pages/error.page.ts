@@ -1,0 +1,22 @@
+/**
+ * The error page for what cannot be sent back to a client (SPEC §6: an unknown client or a
+ * redirect URI that is not the client's). It never links anywhere the request named.
+ */
+import { html, type SafeHtml } from './html.js';
+import { layout } from './layout.js';
+
+export interface ErrorPage {
+  readonly title: string;
+  /** What went wrong, in plain words. */
+  readonly message: string;
+  /** The OAuth error code, for developers. */
+  readonly code?: string | undefined;
+}
+
+export function errorPage(page: ErrorPage): SafeHtml {
+  const body = html`<h1>${page.title}</h1>
+<p>${page.message}</p>
+${page.code && html`<p class="muted">Error code: <code>${page.code}</code></p>`}
+<p class="muted">You can close this window. If you came here from an app, tell its developer what this page says.</p>`;
+  return layout({ title: page.title, body });
+}

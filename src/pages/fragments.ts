@@ -1,0 +1,28 @@
+/** Small pieces several pages share. */
+import { CSRF_FIELD } from '../sessions/csrf.js';
+import { html, type SafeHtml } from './html.js';
+import type { ScopeGroup } from './scope-groups.js';
+
+export function hiddenFields(fields: Readonly<Record<string, string>>): SafeHtml {
+  return html`${Object.entries(fields).map(
+    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">\n`,
+  )}`;
+}
+
+export function csrfField(token: string): SafeHtml {
+  return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`;
+}
+
+export function scopeList(groups: readonly ScopeGroup[]): SafeHtml {
+  return html`${groups.map(
+    (group) => html`<h2>${group.title}</h2>
+<ul class="scopes">${group.items.map((s) => html`<li>${s.description} <code>${s.name}</code></li>`)}</ul>
+`,
+  )}`;
+}
+
+export function clientKindBadge(kind: 'dynamic' | 'integration'): SafeHtml {
+  return kind === 'dynamic'
+    ? html`<span class="badge warn">Self-registered · not verified</span>`
+    : html`<span class="badge ok">Registered integration</span>`;
+}

@@ -1,0 +1,33 @@
+/** The sign-in page (SPEC §6): labelled **Email** and **Password**, a **Sign in** button. */
+
+import { csrfField, hiddenFields } from './fragments.js';
+import { html, type SafeHtml } from './html.js';
+import { layout } from './layout.js';
+
+export interface SignInPage {
+  /** Where the form posts (same origin). */
+  readonly action: string;
+  readonly csrfToken: string;
+  /** Fields carried through the sign-in unchanged (the authorization request, or return_to). */
+  readonly hidden: Readonly<Record<string, string>>;
+  /** The app the person is signing in for, when there is one. */
+  readonly clientName?: string | undefined;
+  readonly email?: string | undefined;
+  readonly error?: string | undefined;
+}
+
+export function signInPage(page: SignInPage): SafeHtml {
+  const body = html`<h1>Sign in</h1>
+${page.clientName ? html`<p>to continue to <strong>${page.clientName}</strong></p>` : html`<p class="muted">Sign in to your school account.</p>`}
+${page.error && html`<p class="alert" role="alert">${page.error}</p>`}
+<form method="post" action="${page.action}">
+${csrfField(page.csrfToken)}
+${hiddenFields(page.hidden)}
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${page.email ?? ''}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<div class="actions"><button class="primary" type="submit">Sign in</button></div>
+</form>`;
+  return layout({ title: 'Sign in', body });
+}

@@ -1,0 +1,81 @@
+/**
+ * The stand-alone sign-in and sign-out (used by Connected apps; the authorization endpoint
+ * signs in within its own flow so the request never leaves the server's checks).
+ */
+import type { FastifyInstance } from 'fastify';
+import { recordAudit } from '../audit/audit.js';
+import type { AppContext } from '../context.js';
+import { PATHS } from '../oauth/discovery.js';
+import { CSRF_FIELD, checkCsrfToken, checkSigninCsrf, signinCsrfToken } from '../sessions/csrf.js';
+import { endSession, loadSession, startSession } from '../sessions/sessions.js';
+import { checkCredentials, SIGNIN_FAILED } from '../sessions/sign-in.js';
+import { SIGNOUT_PATH } from './connected-apps.page.js';
+import { errorPage } from './error.page.js';
+import { field, formBody, PAGE_ROUTE_SCHEMA, safeReturnPath } from './form.js';
+import { sendPage, sendRedirect } from './respond.js';
+import { signInPage } from './sign-in.page.js';
+
+export const SIGNIN_PATH = '/signin';
+
+export function signInUrl(returnTo: string): string {
+  return `${SIGNIN_PATH}?${new URLSearchParams({ return_to: returnTo })}`;
+}
+
+export const expiredFormPage = () =>
+  errorPage({
+    title: 'This form has expired',
+    message:
+      'The page you sent was too old or did not come from this site. Go back, reload the page and try again.',
+  });
+
+export async function signInRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.get(SIGNIN_PATH, { schema: PAGE_ROUTE_SCHEMA }, (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    const returnTo = safeReturnPath(
+      typeof query.return_to === 'string' ? query.return_to : undefined,
+      PATHS.connectedApps,
+    );
+    const csrfToken = signinCsrfToken(ctx, request, reply);
+    return sendPage(
+      reply,
+      200,
+      signInPage({ action: SIGNIN_PATH, csrfToken, hidden: { return_to: returnTo } }),
+    );
+  });
+
+  app.post(SIGNIN_PATH, { schema: PAGE_ROUTE_SCHEMA }, async (request, reply) => {
+    const body = formBody(request);
+    if (!checkSigninCsrf(ctx, request, body[CSRF_FIELD])) return sendPage(reply, 403, expiredFormPage());
+    const returnTo = safeReturnPath(field(body, 'return_to'), PATHS.connectedApps);
+    const account = await checkCredentials(ctx, { email: body.email, password: body.password }, request.ip);
+    if (!account) {
+      const csrfToken = signinCsrfToken(ctx, request, reply);
+      const page = signInPage({
+        action: SIGNIN_PATH,
+        csrfToken,
+        hidden: { return_to: returnTo },
+        email: field(body, 'email'),
+        error: SIGNIN_FAILED,
+      });
+      return sendPage(reply, 200, page);
+    }
+    await startSession(ctx, request, reply, account);
+    return sendRedirect(reply, 303, returnTo);
+  });
+
+  app.post(SIGNOUT_PATH, { schema: PAGE_ROUTE_SCHEMA }, async (request, reply) => {
+    const session = await loadSession(ctx, request);
+    if (session) {
+      if (!checkCsrfToken(session.csrfSecret, 'signout', formBody(request)[CSRF_FIELD])) {
+        return sendPage(reply, 403, expiredFormPage());
+      }
+      await endSession(ctx, request, reply);
+      await recordAudit(
+        ctx.db,
+        { kind: 'signout', accountId: session.account.id, ip: request.ip },
+        ctx.now(),
+      );
+    }
+    return sendRedirect(reply, 303, SIGNIN_PATH);
+  });
+}

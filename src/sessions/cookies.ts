@@ -1,0 +1,31 @@
+/**
+ * Cookie names and attributes (SPEC §9): HttpOnly, SameSite=Lax (sent on the top-level GET that
+ * brings a person from a client to /oauth/authorize, never on a cross-site POST), and on an https
+ * issuer `Secure` with the `__Host-` prefix, which pins the cookie to this exact origin and path.
+ */
+import type { CookieSerializeOptions } from '@fastify/cookie';
+import type { Config } from '../config.js';
+
+export interface CookieNames {
+  /** The sign-in session. */
+  readonly session: string;
+  /** The pre-session secret the sign-in form's CSRF token is derived from. */
+  readonly signin: string;
+}
+
+const isHttps = (config: Pick<Config, 'issuer'>): boolean => config.issuer.startsWith('https:');
+
+export function cookieNames(config: Pick<Config, 'issuer'>): CookieNames {
+  const prefix = isHttps(config) ? '__Host-' : '';
+  return { session: `${prefix}schoolauth_session`, signin: `${prefix}schoolauth_signin` };
+}
+
+export function cookieOptions(config: Pick<Config, 'issuer'>, maxAgeSeconds: number): CookieSerializeOptions {
+  return {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: isHttps(config),
+    maxAge: maxAgeSeconds,
+  };
+}

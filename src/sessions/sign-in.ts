@@ -1,0 +1,46 @@
+/**
+ * Checking an email and password. Every failure looks the same from outside — same message,
+ * and a password hash is verified even for an unknown email, so timing does not reveal which
+ * accounts exist. Disabled accounts cannot sign in.
+ */
+
+import { recordAudit } from '../audit/audit.js';
+import type { AppContext } from '../context.js';
+import { decoyPasswordHash, PASSWORD_MAX_LENGTH, verifyPassword } from '../crypto/password.js';
+import { findAccountByEmail } from '../storage/accounts.repository.js';
+import type { Account } from '../storage/schema.js';
+
+/** The one message a person sees for any failed sign-in (no account enumeration). */
+export const SIGNIN_FAILED =
+  'That email and password did not match an account that can sign in. Check both and try again.';
+
+export interface Credentials {
+  readonly email: unknown;
+  readonly password: unknown;
+}
+
+type Ctx = Pick<AppContext, 'db' | 'now'>;
+
+export async function checkCredentials(
+  ctx: Ctx,
+  input: Credentials,
+  ip: string,
+): Promise<Account | undefined> {
+  const email = typeof input.email === 'string' ? input.email.trim().toLowerCase() : '';
+  const password = typeof input.password === 'string' ? input.password : '';
+  const plausible =
+    email.length > 0 && email.length <= 320 && password.length > 0 && password.length <= PASSWORD_MAX_LENGTH;
+  const account = plausible ? await findAccountByEmail(ctx.db, email) : undefined;
+  const valid = await verifyPassword(account?.password_hash ?? (await decoyPasswordHash()), password);
+  if (account && valid && !account.disabled) {
+    await recordAudit(ctx.db, { kind: 'signin.success', accountId: account.id, ip }, ctx.now());
+    return account;
+  }
+  const reason = !account ? 'unknown_account' : account.disabled ? 'account_disabled' : 'wrong_password';
+  await recordAudit(
+    ctx.db,
+    { kind: 'signin.failure', accountId: account?.id ?? null, ip, detail: { reason } },
+    ctx.now(),
+  );
+  return undefined;
+}

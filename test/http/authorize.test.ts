@@ -1,0 +1,209 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { hashSecret } from '../../src/crypto/tokens.js';
+import { updateAccount } from '../../src/storage/accounts.repository.js';
+import type { Client } from '../../src/storage/schema.js';
+import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
+import {
+  authorizeViaPages,
+  Browser,
+  createPerson,
+  insertTestClient,
+  type Person,
+  pageText,
+  pkcePair,
+  readForm,
+} from '../helpers/flow.js';
+
+const REDIRECT = 'http://127.0.0.1:4711/callback';
+
+for (const dialect of DIALECTS) {
+  describe(`authorization flow through sign-in and consent [${dialect}]`, () => {
+    let t: TestApp;
+    let client: Client;
+    let person: Person;
+    before(async () => {
+      t = await createTestApp(dialect, { listen: true });
+      client = await insertTestClient(t.ctx.db, {
+        name: 'Maths CLI',
+        redirectUris: ['http://127.0.0.1/callback'],
+      });
+      person = await createPerson(t.ctx.db);
+    });
+    after(() => t.close());
+
+    const params = (extra: Record<string, string> = {}) => ({
+      client_id: client.id,
+      redirect_uri: REDIRECT,
+      scope: 'openid courses:read',
+      code_challenge: pkcePair().challenge,
+      state: 'st-1',
+      ...extra,
+    });
+    const codeRow = (code: string) =>
+      t.ctx.db
+        .selectFrom('authorization_codes')
+        .selectAll()
+        .where('code_hash', '=', hashSecret(code))
+        .executeTakeFirstOrThrow();
+    const authorizeUrl = (p: Record<string, string>) =>
+      `/oauth/authorize?${new URLSearchParams({ response_type: 'code', code_challenge_method: 'S256', ...p })}`;
+    const signIn = { email: () => person.email, password: () => person.password };
+    const run = (browser: Browser, p: Record<string, string>, decision: 'allow' | 'deny' = 'allow') =>
+      authorizeViaPages({
+        baseUrl: t.url,
+        params: p,
+        email: signIn.email(),
+        password: signIn.password(),
+        decision,
+        browser,
+      });
+
+    it('sign in and Allow redirect with code, state and iss; the code carries the request', async () => {
+      const p = params({ nonce: 'n-0S6_WzA2Mj', resource: `${t.url}/` });
+      const url = await run(new Browser(t.url), p);
+      assert.equal(`${url.origin}${url.pathname}`, REDIRECT);
+      assert.equal(url.searchParams.get('state'), 'st-1');
+      assert.equal(url.searchParams.get('iss'), t.config.issuer);
+      const code = url.searchParams.get('code')!;
+      assert.match(code, /^sa_ac_/);
+      const row = await codeRow(code);
+      assert.equal(row.client_id, client.id);
+      assert.equal(row.account_id, person.account.id);
+      assert.equal(row.redirect_uri, REDIRECT);
+      assert.equal(row.code_challenge, p.code_challenge);
+      assert.equal(row.scopes, 'openid courses:read');
+      assert.equal(row.nonce, 'n-0S6_WzA2Mj');
+      assert.equal(row.resource, t.config.issuer);
+      const kinds = (
+        await t.ctx.db
+          .selectFrom('audit_events')
+          .select('kind')
+          .where('account_id', '=', person.account.id)
+          .execute()
+      ).map((r) => r.kind);
+      for (const kind of ['signin.success', 'consent.granted', 'code.issued'])
+        assert.ok(kinds.includes(kind), kind);
+    });
+
+    it('Deny redirects with access_denied, state and iss, and issues nothing', async () => {
+      const other = await createPerson(t.ctx.db);
+      const url = await authorizeViaPages({
+        baseUrl: t.url,
+        params: params(),
+        email: other.email,
+        password: other.password,
+        decision: 'deny',
+      });
+      assert.equal(url.searchParams.get('error'), 'access_denied');
+      assert.equal(url.searchParams.get('state'), 'st-1');
+      assert.equal(url.searchParams.get('iss'), t.config.issuer);
+      assert.equal(url.searchParams.get('code'), null);
+      const grants = await t.ctx.db
+        .selectFrom('grants')
+        .select('id')
+        .where('account_id', '=', other.account.id)
+        .execute();
+      assert.equal(grants.length, 0);
+    });
+
+    it('consent is remembered: a subset goes straight through, more scopes ask again', async () => {
+      const browser = new Browser(t.url);
+      await run(browser, params({ scope: 'openid courses:read courses:write' }));
+      const subset = await browser.get(authorizeUrl(params({ scope: 'courses:read' })));
+      assert.equal(subset.status, 302);
+      assert.ok(new URL(subset.headers.get('location')!).searchParams.get('code'));
+      const more = await browser.get(authorizeUrl(params({ scope: 'courses:read orders:read' })));
+      assert.equal(more.status, 200);
+      const form = readForm(await more.text());
+      assert.equal(form.fields.step, 'consent');
+    });
+
+    it('prompt=consent asks again even when consent is remembered', async () => {
+      const browser = new Browser(t.url);
+      await run(browser, params());
+      const res = await browser.get(authorizeUrl(params({ prompt: 'consent' })));
+      assert.equal(res.status, 200);
+      assert.equal(readForm(await res.text()).fields.step, 'consent');
+    });
+
+    it('prompt=none: code with session and consent, consent_required without consent', async () => {
+      const browser = new Browser(t.url);
+      await run(browser, params());
+      const ok = await browser.get(authorizeUrl(params({ prompt: 'none' })));
+      assert.ok(new URL(ok.headers.get('location')!).searchParams.get('code'));
+      const more = await browser.get(authorizeUrl(params({ prompt: 'none', scope: 'orders:read' })));
+      const url = new URL(more.headers.get('location')!);
+      assert.equal(url.searchParams.get('error'), 'consent_required');
+      assert.equal(url.searchParams.get('state'), 'st-1');
+      assert.equal(url.searchParams.get('iss'), t.config.issuer);
+    });
+
+    it('prompt=login shows sign-in despite a session, and the code carries the new auth_time', async () => {
+      const browser = new Browser(t.url);
+      const first = await run(browser, params());
+      const firstAuth = (await codeRow(first.searchParams.get('code')!)).auth_time;
+      t.clock.advance(120);
+      const shown = await browser.get(authorizeUrl(params({ prompt: 'login' })));
+      assert.equal(shown.status, 200);
+      assert.equal(readForm(await shown.text()).fields.step, 'signin');
+      const again = await run(browser, params({ prompt: 'login' }));
+      const row = await codeRow(again.searchParams.get('code')!);
+      assert.ok(row.auth_time >= firstAuth + 120, 'auth_time is the new sign-in');
+    });
+
+    it('max_age forces sign-in when the last sign-in is older, not when it is recent', async () => {
+      const browser = new Browser(t.url);
+      await run(browser, params());
+      t.clock.advance(300);
+      const recent = await browser.get(authorizeUrl(params({ max_age: '3600' })));
+      assert.equal(recent.status, 302);
+      const old = await browser.get(authorizeUrl(params({ max_age: '60' })));
+      assert.equal(old.status, 200);
+      assert.equal(readForm(await old.text()).fields.step, 'signin');
+      const url = await run(browser, params({ max_age: '60' }));
+      assert.ok(url.searchParams.get('code'));
+      t.clock.advance(2);
+      const stale = await browser.get(authorizeUrl(params({ max_age: '1', prompt: 'none' })));
+      assert.equal(new URL(stale.headers.get('location')!).searchParams.get('error'), 'login_required');
+    });
+
+    it('a wrong password and an unknown email fail with the same message; a disabled account cannot sign in', async () => {
+      const texts: string[] = [];
+      const disabled = await createPerson(t.ctx.db);
+      await updateAccount(t.ctx.db, disabled.account.id, { disabled: 1 }, t.clock.now());
+      for (const [email, password] of [
+        [person.email, 'wrong password!'],
+        ['nobody@example.com', 'whatever password'],
+        [disabled.email, disabled.password],
+      ] as const) {
+        const browser = new Browser(t.url);
+        const page = await browser.get(authorizeUrl(params()));
+        const form = readForm(await page.text());
+        const res = await browser.post(form.action, { ...form.fields, email, password });
+        assert.equal(res.status, 200);
+        const html = await res.text();
+        assert.equal(readForm(html).fields.step, 'signin', 'the sign-in page is shown again');
+        assert.equal(browser.cookies.has('schoolauth_session'), false, 'no session is started');
+        texts.push(pageText(html).replace(email, ''));
+      }
+      assert.equal(new Set(texts).size, 1, 'no account enumeration');
+      assert.match(texts[0]!, /did not match/);
+    });
+
+    it('the sign-in page keeps the request: the hidden fields are re-validated on POST', async () => {
+      const browser = new Browser(t.url);
+      const page = await browser.get(authorizeUrl(params()));
+      const form = readForm(await page.text());
+      const tampered = {
+        ...form.fields,
+        redirect_uri: 'http://127.0.0.1:4711/elsewhere',
+        email: person.email,
+        password: person.password,
+      };
+      const res = await browser.post(form.action, tampered);
+      assert.equal(res.status, 400);
+      assert.equal(res.headers.get('location'), null);
+    });
+  });
+}

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { hit } from '../../src/rate-limit/counter.js';
+import {
+  backoffDelay,
+  clearSigninFailures,
+  recordSigninFailure,
+  signinRetryAfter,
+} from '../../src/rate-limit/signin-throttle.js';
+import { openStorage, type Storage } from '../../src/storage/connect.js';
+import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
+
+for (const dialect of DIALECTS) {
+  describe(`rate-limit counters [${dialect}]`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await createTestApp(dialect, { env: { RATE_LIMITS: 'on', RATE_LIMIT_SIGNIN: '3' } });
+    });
+    after(() => t.close());
+
+    it('a fixed window allows `limit` hits, then refuses with the seconds until it resets', async () => {
+      const now = t.clock.now();
+      const results = [];
+      for (let i = 0; i < 4; i++) results.push(await hit(t.ctx.db, 'w:1', 3, 60, now + i));
+      assert.deepEqual(
+        results.map((r) => [r.allowed, r.count, r.retryAfter]),
+        [
+          [true, 1, 60],
+          [true, 2, 59],
+          [true, 3, 58],
+          [false, 4, 57],
+        ],
+      );
+      const reset = await hit(t.ctx.db, 'w:1', 3, 60, now + 60);
+      assert.deepEqual([reset.allowed, reset.count, reset.retryAfter], [true, 1, 60]);
+    });
+
+    it('concurrent hits are counted exactly (one atomic upsert each)', async () => {
+      const now = t.clock.now();
+      const results = await Promise.all(Array.from({ length: 25 }, () => hit(t.ctx.db, 'w:2', 10, 60, now)));
+      assert.deepEqual(
+        results.map((r) => r.count).sort((a, b) => a - b),
+        Array.from({ length: 25 }, (_, i) => i + 1),
+      );
+      assert.equal(results.filter((r) => r.allowed).length, 10);
+    });
+
+    it('sign-in: blocked after RATE_LIMIT_SIGNIN failures, with a growing back-off; success clears the account', async () => {
+      const ip = '203.0.113.7';
+      const email = 'ada@example.com';
+      assert.equal(await signinRetryAfter(t.ctx, email, ip), 0);
+      for (let i = 0; i < 2; i++) await recordSigninFailure(t.ctx, email, ip);
+      assert.equal(await signinRetryAfter(t.ctx, email, ip), 0, 'two failures are not enough');
+      await recordSigninFailure(t.ctx, email, ip);
+      assert.equal(await signinRetryAfter(t.ctx, email, ip), 60);
+      assert.equal(await signinRetryAfter(t.ctx, 'other@example.com', ip), 60, 'the IP is blocked too');
+      assert.equal(
+        await signinRetryAfter(t.ctx, email, '198.51.100.1'),
+        60,
+        'and the account from elsewhere',
+      );
+      t.clock.advance(60);
+      assert.equal(await signinRetryAfter(t.ctx, email, ip), 0);
+      await recordSigninFailure(t.ctx, email, ip);
+      assert.equal(await signinRetryAfter(t.ctx, email, ip), 120, 'the next failure doubles the wait');
+      t.clock.advance(120);
+      await clearSigninFailures(t.ctx, email);
+      await recordSigninFailure(t.ctx, 'other@example.com', ip);
+      assert.equal(await signinRetryAfter(t.ctx, 'third@example.com', ip), 240, 'the IP keeps its count');
+      t.clock.advance(240 + 15 * 60);
+      assert.equal(
+        await signinRetryAfter(t.ctx, 'third@example.com', ip),
+        0,
+        'forgotten after 15 quiet minutes',
+      );
+      assert.deepEqual(
+        [2, 3, 4, 5, 20].map((n) => backoffDelay(n, 3)),
+        [0, 60, 120, 240, 3600],
+      );
+    });
+
+    if (dialect === 'postgres') {
+      it('two instances on one database share one counter', async () => {
+        const schema = t.ctx.storage.schema!;
+        const second: Storage = await openStorage(process.env.SCHOOLAUTH_TEST_PG_URL!, {
+          schema,
+          poolSize: 2,
+        });
+        try {
+          const now = t.clock.now();
+          const a = await hit(t.ctx.db, 'w:shared', 2, 60, now);
+          const b = await hit(second.db, 'w:shared', 2, 60, now);
+          const c = await hit(t.ctx.db, 'w:shared', 2, 60, now);
+          assert.deepEqual([a.allowed, b.allowed, c.allowed], [true, true, false]);
+        } finally {
+          await second.close();
+        }
+      });
+    }
+  });
+}

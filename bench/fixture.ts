@@ -1,0 +1,104 @@
+/**
+ * Per-server fixtures, made through the real endpoints before a run: a registered public client,
+ * a signed-in browser session with remembered consent, an access token for the read scenarios,
+ * and pools of single-use values — codes minted through the authorize path, refresh and access
+ * tokens from exchanging them.
+ */
+import { CookieJar, HttpError, inParallel } from './http-client.js';
+import {
+  authorizeUrl,
+  type BenchClient,
+  discover,
+  exchangeCode,
+  followToCode,
+  type Metadata,
+  newPkce,
+  type Pkce,
+  registerClient,
+  type TokenSet,
+} from './oauth.js';
+import type { OAuthTarget } from './targets/target.js';
+
+const MINT_CONCURRENCY = 16;
+
+export type FixtureStep = 'registration' | 'authorize' | 'token';
+
+export class Fixture {
+  readonly codes: string[] = [];
+  readonly refreshTokens: string[] = [];
+  readonly accessTokens: string[] = [];
+  /** Why the authorization path (and so every token scenario) cannot run, if it cannot: short. */
+  readonly problems = new Map<FixtureStep, string>();
+  /** The full story behind each problem, for the log. */
+  readonly details = new Map<FixtureStep, string>();
+  client: BenchClient | undefined;
+  reader: TokenSet | undefined;
+  readonly pkce: Pkce = newPkce();
+  private readonly jar = new CookieJar();
+
+  private constructor(
+    readonly target: OAuthTarget,
+    readonly meta: Metadata,
+  ) {}
+
+  static async prepare(target: OAuthTarget): Promise<Fixture> {
+    const fixture = new Fixture(target, await discover(target.server.baseUrl));
+    await fixture.setUp();
+    return fixture;
+  }
+
+  private async setUp(): Promise<void> {
+    this.client = await this.step('registration', () => registerClient(this.meta));
+    if (!this.client) return;
+    // The first pass signs in and consents; the session and the remembered grant make every
+    // later authorization answer with a code at once.
+    const client = this.client;
+    const code = await this.step('authorize', () =>
+      followToCode(this.authorizeUrl(), client, this.jar, this.target.answerPage),
+    );
+    if (code === undefined) return;
+    this.reader = await this.step('token', () => exchangeCode(this.meta, client, code, this.pkce));
+  }
+
+  private async step<T>(step: FixtureStep, run: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await run();
+    } catch (error) {
+      const notLanded = error instanceof HttpError && error.status === 404;
+      this.problems.set(step, notLanded ? `not available yet (${step} 404)` : `${step} fails`);
+      this.details.set(step, error instanceof Error ? error.message : String(error));
+      return undefined;
+    }
+  }
+
+  private authorizeUrl(): string {
+    return authorizeUrl(this.meta, this.client!, this.target.scope, this.pkce);
+  }
+
+  private async mintCode(): Promise<string> {
+    return followToCode(this.authorizeUrl(), this.client!, this.jar, async (page) => {
+      throw new Error(`consent was not remembered: a page appeared at ${page.url}`);
+    });
+  }
+
+  /** Makes sure at least `count` unused codes are in the pool. */
+  async ensureCodes(count: number): Promise<void> {
+    const missing = count - this.codes.length;
+    if (missing <= 0) return;
+    this.codes.push(...(await inParallel(missing, MINT_CONCURRENCY, () => this.mintCode())));
+  }
+
+  /** Makes sure at least `count` unused refresh tokens (and as many access tokens) exist. */
+  async ensureTokenPairs(count: number, kind: 'refresh' | 'access'): Promise<void> {
+    const pool = kind === 'refresh' ? this.refreshTokens : this.accessTokens;
+    const missing = count - pool.length;
+    if (missing <= 0) return;
+    const pairs = await inParallel(missing, MINT_CONCURRENCY, async () =>
+      exchangeCode(this.meta, this.client!, await this.mintCode(), this.pkce),
+    );
+    for (const pair of pairs) {
+      this.accessTokens.push(pair.access_token);
+      if (pair.refresh_token) this.refreshTokens.push(pair.refresh_token);
+    }
+  }
+}

@@ -15,10 +15,10 @@ export interface IdTokenInput {
 }
 
 export async function signIdToken(
-  ctx: Pick<AppContext, 'config' | 'keys' | 'now'>,
+  ctx: Pick<AppContext, 'config' | 'keys'>,
+  now: number,
   input: IdTokenInput,
 ): Promise<string> {
-  const now = ctx.now();
   const { kid, key } = ctx.keys.signingKey();
   const claims: Record<string, string | number> = {
     auth_time: input.authTime,

@@ -73,6 +73,8 @@ export interface ResponseInput {
   readonly owner: TokenOwner;
   readonly authTime: number;
   readonly nonce: string | null;
+  /** The moment the answer is computed for (one clock reading per request). */
+  readonly now: number;
 }
 
 export async function tokenResponse(
@@ -82,13 +84,13 @@ export async function tokenResponse(
   const body: TokenResponseBody = {
     access_token: input.accessToken,
     token_type: 'Bearer',
-    expires_in: Math.max(0, input.accessExpiresAt - ctx.now()),
+    expires_in: Math.max(0, input.accessExpiresAt - input.now),
     scope: formatScope(input.scopes),
   };
   if (input.refreshToken !== undefined) body.refresh_token = input.refreshToken;
   // OIDC Core §3.1.3.3: an ID token accompanies tokens whose scope includes openid.
   if (input.scopes.includes('openid')) {
-    body.id_token = await signIdToken(ctx, {
+    body.id_token = await signIdToken(ctx, input.now, {
       accountId: input.owner.accountId,
       clientId: input.owner.clientId,
       authTime: input.authTime,

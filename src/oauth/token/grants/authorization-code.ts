@@ -119,5 +119,6 @@ export async function authorizationCodeGrant(
     owner,
     authTime: code.auth_time,
     nonce: code.nonce,
+    now,
   });
 }

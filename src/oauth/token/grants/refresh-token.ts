@@ -88,12 +88,16 @@ async function reused(ctx: AppContext, row: RefreshToken, ip: string): Promise<O
 interface Rotation {
   readonly accessExpiresAt: number;
   readonly scopes: string[];
+  /** The clock reading the rotation (or the repeat) was judged at. */
+  readonly now: number;
 }
 
 /** A repeat within the grace window: the pair the first rotation wrote, if it is still live. */
 async function repeatOf(ctx: AppContext, row: RefreshToken, next: Successor, ip: string): Promise<Rotation> {
-  if (row.rotated_at === null || ctx.now() - row.rotated_at > ctx.config.refreshGrace)
+  const now = ctx.now();
+  if (row.rotated_at === null || now - row.rotated_at > ctx.config.refreshGrace) {
     throw await reused(ctx, row, ip);
+  }
   const [access, refresh] = await Promise.all([
     findAccessTokenByHash(ctx.db, next.access.hash),
     findRefreshToken(ctx.db, next.refresh.hash),
@@ -103,7 +107,7 @@ async function repeatOf(ctx: AppContext, row: RefreshToken, next: Successor, ip:
       `the refresh token was already used and its successor is no longer valid; ${REAUTHORIZE}`,
     );
   }
-  return { accessExpiresAt: access.expires_at, scopes: splitScope(access.scopes) };
+  return { accessExpiresAt: access.expires_at, scopes: splitScope(access.scopes), now };
 }
 
 async function rotate(
@@ -121,7 +125,7 @@ async function rotate(
     if (!(await markRotated(trx, row.token_hash, now))) return 'lost' as const;
     if (!(await touchLiveGrant(trx, row.grant_id, now))) return 'revoked' as const;
     await insertTokenSet(trx, accessRow, refreshRow);
-    return { accessExpiresAt: accessRow.expires_at, scopes } satisfies Rotation;
+    return { accessExpiresAt: accessRow.expires_at, scopes, now } satisfies Rotation;
   });
 }
 
@@ -189,5 +193,6 @@ export async function refreshTokenGrant(
     authTime: authTime ?? row.created_at,
     // OIDC Core §12.2: a refreshed ID token SHOULD NOT carry a nonce.
     nonce: null,
+    now: rotation.now,
   });
 }

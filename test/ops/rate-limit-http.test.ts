@@ -57,7 +57,7 @@ for (const dialect of DIALECTS) {
       for (let i = 0; i < 2; i++) assert.equal((await attempt('wrong password!')).status, 200);
       const blocked = await attempt(person.password);
       assert.equal(blocked.status, 429);
-      assert.equal(blocked.headers.get('retry-after'), '60');
+      assert.ok(['59', '60'].includes(blocked.headers.get('retry-after')!), 'one minute, the first back-off');
       assert.equal(((await blocked.json()) as { error: string }).error, 'rate_limited');
       t.clock.advance(60);
       assert.equal((await attempt(person.password)).status, 303, 'signed in once the back-off has passed');

@@ -93,12 +93,15 @@ export function itemSchema(def: FamilyDefinition): TSchema {
 }
 
 export function pageSchema(def: FamilyDefinition): TSchema {
-  return Type.Object({
-    items: Type.Array(itemSchema(def)),
-    next_cursor: Type.Union([Type.String(), Type.Null()], {
-      description: 'Pass as `cursor` to get the next page; null on the last page',
-    }),
-  });
+  return Type.Object(
+    {
+      items: Type.Array(itemSchema(def)),
+      next_cursor: Type.Union([Type.String(), Type.Null()], {
+        description: 'Pass as `cursor` to get the next page; null on the last page',
+      }),
+    },
+    { description: `A page of ${def.plural}` },
+  );
 }
 
 export const listQuerySchema = Type.Object(

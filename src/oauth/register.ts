@@ -9,6 +9,7 @@ import type { AppContext } from '../context.js';
 import { mintSecret, randomId } from '../crypto/tokens.js';
 import { sendWireError, toWireError } from '../error-handler.js';
 import { OAuthError, WireError } from '../errors.js';
+import { registrationRateLimit } from '../rate-limit/endpoint-limits.js';
 import { insertClient } from '../storage/clients.repository.js';
 import type { Client } from '../storage/schema.js';
 import {
@@ -145,6 +146,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     {
       config: { validationErrorCode: 'invalid_client_metadata' },
       errorHandler: registrationErrorHandler,
+      onRequest: registrationRateLimit(ctx),
       schema: {
         tags: ['oauth'],
         summary: 'Register a client (RFC 7591); open to loopback redirect URIs only',

@@ -45,7 +45,7 @@ export function toConnectedApps(rows: readonly LiveGrantRow[]): ConnectedApp[] {
     entry.last = Math.max(entry.last, row.last_used_at);
     byClient.set(row.client_id, entry);
   }
-  return [...byClient.values()].map(({ row, scopes, first, last }) => ({
+  const apps = [...byClient.values()].map(({ row, scopes, first, last }) => ({
     clientId: row.client_id,
     name: row.client_name,
     kind: row.client_kind,
@@ -54,6 +54,7 @@ export function toConnectedApps(rows: readonly LiveGrantRow[]): ConnectedApp[] {
     firstGranted: first,
     lastUsed: last,
   }));
+  return apps.sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }));
 }
 
 export async function connectedAppsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {

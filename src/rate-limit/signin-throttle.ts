@@ -26,8 +26,13 @@ function memory(failures: number, limit: number): number {
   return Math.max(SIGNIN_MEMORY, backoffDelay(failures, limit));
 }
 
+function accountKey(email: string): string {
+  return limitKey('signin:account', email.trim().toLowerCase());
+}
+
 function keysFor(email: string, ip: string): string[] {
-  return [limitKey('signin:account', email.trim().toLowerCase()), limitKey('signin:ip', ip)];
+  const keys = [limitKey('signin:ip', ip)];
+  return email.trim() === '' ? keys : [...keys, accountKey(email)];
 }
 
 /** Seconds until sign-in may be tried again for this account or from this IP; 0 when allowed. */
@@ -69,5 +74,5 @@ export async function recordSigninFailure(ctx: Ctx, email: string, ip: string): 
 /** A successful sign-in forgets the account's failures. */
 export async function clearSigninFailures(ctx: Ctx, email: string): Promise<void> {
   if (!ctx.config.rateLimits) return;
-  await ctx.db.deleteFrom('rate_limits').where('key', '=', keysFor(email, '')[0]!).execute();
+  await ctx.db.deleteFrom('rate_limits').where('key', '=', accountKey(email)).execute();
 }

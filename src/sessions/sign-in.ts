@@ -7,6 +7,8 @@
 import { recordAudit } from '../audit/audit.js';
 import type { AppContext } from '../context.js';
 import { decoyPasswordHash, PASSWORD_MAX_LENGTH, verifyPassword } from '../crypto/password.js';
+import { rateLimited } from '../rate-limit/rate-limited.js';
+import { clearSigninFailures, recordSigninFailure, signinRetryAfter } from '../rate-limit/signin-throttle.js';
 import { findAccountByEmail } from '../storage/accounts.repository.js';
 import type { Account } from '../storage/schema.js';
 
@@ -19,7 +21,7 @@ export interface Credentials {
   readonly password: unknown;
 }
 
-type Ctx = Pick<AppContext, 'db' | 'now'>;
+type Ctx = Pick<AppContext, 'db' | 'now' | 'config'>;
 
 export async function checkCredentials(
   ctx: Ctx,
@@ -30,12 +32,17 @@ export async function checkCredentials(
   const password = typeof input.password === 'string' ? input.password : '';
   const plausible =
     email.length > 0 && email.length <= 320 && password.length > 0 && password.length <= PASSWORD_MAX_LENGTH;
+  // SPEC §9: throttled per account and per IP; a blocked attempt is refused before any check.
+  const retryAfter = await signinRetryAfter(ctx, email, ip);
+  if (retryAfter > 0) throw rateLimited(retryAfter, 'failed sign-ins for this account or from this address');
   const account = plausible ? await findAccountByEmail(ctx.db, email) : undefined;
   const valid = await verifyPassword(account?.password_hash ?? (await decoyPasswordHash()), password);
   if (account && valid && !account.disabled) {
+    await clearSigninFailures(ctx, email);
     await recordAudit(ctx.db, { kind: 'signin.success', accountId: account.id, ip }, ctx.now());
     return account;
   }
+  await recordSigninFailure(ctx, email, ip);
   const reason = !account ? 'unknown_account' : account.disabled ? 'account_disabled' : 'wrong_password';
   await recordAudit(
     ctx.db,

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { recordAudit } from '../../src/audit/audit.js';
 import { startMetricsServer } from '../../src/ops/metrics-routes.js';
 import { createTestApp, freePort, type TestApp } from '../helpers/app.js';
+import { insertTestClient, pkcePair } from '../helpers/flow.js';
 
 const TOKEN = 'metrics-secret-0123456789';
 
@@ -74,6 +75,18 @@ describe('/metrics', () => {
   it('counts OAuth errors by code and security events from the audit trail', async () => {
     const before = await scrape();
     await t.app.inject({ url: '/metrics', headers: { authorization: 'Bearer nope' } });
+    // An error sent back to the client as a redirect counts too.
+    const client = await insertTestClient(t.ctx.db);
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.id,
+      redirect_uri: 'http://127.0.0.1/callback',
+      scope: 'no-such-scope',
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: 'S256',
+    });
+    const redirect = await t.app.inject({ url: `/oauth/authorize?${query}` });
+    assert.match(redirect.headers.location as string, /error=invalid_scope/);
     const now = t.clock.now();
     for (const kind of [
       'token.issued',
@@ -87,6 +100,7 @@ describe('/metrics', () => {
     const after = await scrape();
     const delta = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
     assert.equal(delta('schoolauth_oauth_errors_total{code="invalid_token"}'), 1);
+    assert.equal(delta('schoolauth_oauth_errors_total{code="invalid_scope"}'), 1);
     for (const name of [
       'schoolauth_tokens_issued_total',
       'schoolauth_tokens_refreshed_total',

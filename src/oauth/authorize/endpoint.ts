@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../../audit/audit.js';
 import type { AppContext } from '../../context.js';
 import type { OAuthErrorCode } from '../../errors.js';
+import { countOAuthError } from '../../ops/metrics.js';
 import { formBody } from '../../pages/form.js';
 import { sendPage, sendRedirect } from '../../pages/respond.js';
 import { expiredFormPage } from '../../pages/sign-in.routes.js';
@@ -43,6 +44,7 @@ function redirectToClient(x: Exchange, flow: Flow, params: Record<string, string
 }
 
 function redirectError(x: Exchange, flow: Flow, error: OAuthErrorCode, description: string): FastifyReply {
+  countOAuthError(error);
   return redirectToClient(x, flow, { error, error_description: description });
 }
 
@@ -167,6 +169,7 @@ async function authorize(x: Exchange, source: unknown): Promise<FastifyReply> {
   const request = validateRequest(params, x.ctx.config.issuer);
   const partial = { params, client: target.client, redirectUri: target.redirectUri };
   if (isRequestError(request)) {
+    countOAuthError(request.error);
     const state = params.values.state;
     const location = clientRedirect(
       target.redirectUri,

@@ -1,0 +1,150 @@
+/**
+ * Server child processes: started pinned to the server core, polled until they answer, read for
+ * memory from /proc, stopped by pid. The load generator (this process) pins itself to the other
+ * core, so server and client do not compete for one CPU.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+
+export const SERVER_CORE = 1;
+export const LOAD_CORE = 0;
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether server and load generator get a core each (taskset present, at least 2 cores). */
+export const PINNING = availableParallelism() >= 2 && hasTaskset();
+
+/** Pins this process (the load generator) to its core. */
+export function pinSelf(): void {
+  if (PINNING) execFileSync('taskset', ['-cp', String(LOAD_CORE), String(process.pid)], { stdio: 'ignore' });
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServerProcess {
+  readonly pid: number;
+  readonly baseUrl: string;
+  stop(): Promise<void>;
+  /** process.memoryUsage() of the server (only when started with memoryProbe). */
+  memory(): Promise<NodeJS.MemoryUsage | undefined>;
+}
+
+export interface StartOptions {
+  readonly args: readonly string[];
+  readonly env: Record<string, string>;
+  readonly port: number;
+  /** GET path that answers 200 once the server is ready. */
+  readonly readyPath: string;
+  /** Where the child's stdout and stderr go; default /dev/null. */
+  readonly logFile?: string;
+  /** Preload bench/servers/memory-probe.mjs and open an IPC channel to ask for memory usage. */
+  readonly memoryProbe?: boolean;
+  /** Extra node flags (e.g. --cpu-prof). */
+  readonly nodeFlags?: readonly string[];
+}
+
+const MEMORY_PROBE = join(import.meta.dirname, 'servers', 'memory-probe.mjs');
+
+// Children die with the bench, also on Ctrl-C.
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+process.on('SIGINT', () => process.exit(130));
+
+export async function startServer(name: string, options: StartOptions): Promise<ServerProcess> {
+  const out = openSync(options.logFile ?? '/dev/null', 'a');
+  const nodeArgs = [
+    ...(options.nodeFlags ?? []),
+    ...(options.memoryProbe ? ['--import', MEMORY_PROBE] : []),
+    ...options.args,
+  ];
+  const [command, args] = PINNING
+    ? ['taskset', ['-c', String(SERVER_CORE), process.execPath, ...nodeArgs]]
+    : [process.execPath, nodeArgs];
+  const child = spawn(command, args, {
+    env: { ...process.env, NODE_ENV: 'production', ...options.env, PORT: String(options.port) },
+    stdio: options.memoryProbe ? ['ignore', out, out, 'ipc'] : ['ignore', out, out],
+  });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  const baseUrl = `http://127.0.0.1:${options.port}`;
+  await waitUntilReady(name, child, baseUrl + options.readyPath);
+  return { pid: child.pid!, baseUrl, stop: () => stopChild(child), memory: () => askMemory(child) };
+}
+
+async function askMemory(child: ChildProcess): Promise<NodeJS.MemoryUsage | undefined> {
+  if (!child.connected) return undefined;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), 5000);
+    child.once('message', (message) => {
+      clearTimeout(timer);
+      resolve(message as NodeJS.MemoryUsage);
+    });
+    child.send('memory');
+  });
+}
+
+async function waitUntilReady(name: string, child: ChildProcess, url: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null)
+      throw new Error(`${name} exited with code ${child.exitCode} before answering`);
+    try {
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await stopChild(child);
+  throw new Error(`${name} did not answer ${url} within 60 s`);
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Resident set size of a process in bytes, from /proc (Linux); undefined elsewhere. */
+export function rssOf(pid: number): number | undefined {
+  const path = `/proc/${pid}/status`;
+  if (!existsSync(path)) return undefined;
+  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(path, 'utf8'));
+  return match ? Number(match[1]) * 1024 : undefined;
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+export function cpuSecondsOf(pid: number): number | undefined {
+  const path = `/proc/${pid}/stat`;
+  if (!existsSync(path)) return undefined;
+  const fields = readFileSync(path, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 Hz on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}

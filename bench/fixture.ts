@@ -1,0 +1,108 @@
+/**
+ * Per-server fixtures, made through the real endpoints before a run: a registered public client,
+ * a signed-in browser session with remembered consent, an access token for the read scenarios,
+ * and pools of single-use values — codes minted through the authorize path, refresh and access
+ * tokens from exchanging them.
+ */
+import { CookieJar, HttpError, inParallel } from './http-client.js';
+import {
+  authorizeUrl,
+  type BenchClient,
+  discover,
+  exchangeCode,
+  followToCode,
+  type Metadata,
+  newPkce,
+  type Pkce,
+  registerClient,
+  type TokenSet,
+} from './oauth.js';
+import type { OAuthTarget } from './targets/target.js';
+
+const MINT_CONCURRENCY = 16;
+
+export type FixtureStep = 'registration' | 'authorize' | 'token';
+
+/**
+ * Single-use values: codes of an agent grant (API scope only, no ID token), codes of an OpenID
+ * grant (an RS256 ID token per exchange), and refresh and access tokens of agent grants.
+ */
+export type PoolKind = 'codes' | 'oidc-codes' | 'refresh' | 'access';
+
+export class Fixture {
+  readonly pools: Record<PoolKind, string[]> = { codes: [], 'oidc-codes': [], refresh: [], access: [] };
+  /** Why the authorization path (and so every token scenario) cannot run, if it cannot: short. */
+  readonly problems = new Map<FixtureStep, string>();
+  /** The full story behind each problem, for the log. */
+  readonly details = new Map<FixtureStep, string>();
+  client: BenchClient | undefined;
+  /** Tokens of the OpenID grant, for userinfo, introspection and the protected API. */
+  reader: TokenSet | undefined;
+  readonly pkce: Pkce = newPkce();
+  private readonly jar = new CookieJar();
+
+  private constructor(
+    readonly target: OAuthTarget,
+    readonly meta: Metadata,
+  ) {}
+
+  static async prepare(target: OAuthTarget): Promise<Fixture> {
+    const fixture = new Fixture(target, await discover(target.server.baseUrl));
+    await fixture.setUp();
+    return fixture;
+  }
+
+  private async setUp(): Promise<void> {
+    this.client = await this.step('registration', () => registerClient(this.meta));
+    if (!this.client) return;
+    // The first pass signs in and consents to the wider (OpenID) scope set; the session and the
+    // remembered grant make every later authorization, for it or the narrower agent scope,
+    // answer with a code at once.
+    const client = this.client;
+    const code = await this.step('authorize', () =>
+      followToCode(this.authorizeUrl(this.target.readerScope), client, this.jar, this.target.answerPage),
+    );
+    if (code === undefined) return;
+    this.reader = await this.step('token', () => exchangeCode(this.meta, client, code, this.pkce));
+  }
+
+  private async step<T>(step: FixtureStep, run: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await run();
+    } catch (error) {
+      const notLanded = error instanceof HttpError && error.status === 404;
+      this.problems.set(step, notLanded ? `not available yet (${step} 404)` : `${step} fails`);
+      this.details.set(step, error instanceof Error ? error.message : String(error));
+      return undefined;
+    }
+  }
+
+  private authorizeUrl(scope: string): string {
+    return authorizeUrl(this.meta, this.client!, scope, this.pkce);
+  }
+
+  private async mintCode(scope: string): Promise<string> {
+    return followToCode(this.authorizeUrl(scope), this.client!, this.jar, async (page) => {
+      throw new Error(`consent was not remembered: a page appeared at ${page.url}`);
+    });
+  }
+
+  /** Makes sure the pool holds at least `count` unused values. */
+  async ensure(kind: PoolKind, count: number): Promise<void> {
+    const missing = count - this.pools[kind].length;
+    if (missing <= 0) return;
+    const { agentScope, readerScope } = this.target;
+    if (kind === 'codes' || kind === 'oidc-codes') {
+      const scope = kind === 'codes' ? agentScope : readerScope;
+      this.pools[kind].push(...(await inParallel(missing, MINT_CONCURRENCY, () => this.mintCode(scope))));
+      return;
+    }
+    const pairs = await inParallel(missing, MINT_CONCURRENCY, async () =>
+      exchangeCode(this.meta, this.client!, await this.mintCode(agentScope), this.pkce),
+    );
+    for (const pair of pairs) {
+      this.pools.access.push(pair.access_token);
+      if (pair.refresh_token) this.pools.refresh.push(pair.refresh_token);
+    }
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * A small HTTP client for setting up benchmark fixtures (not for load): fetch with manual
+ * redirects and a cookie jar, so sign-in and consent can be driven like a browser would.
+ */
+
+export class CookieJar {
+  private readonly cookies = new Map<string, string>();
+
+  store(response: Response): void {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = '', ...attributes] = line.split(';');
+      const eq = pair.indexOf('=');
+      if (eq < 0) continue;
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      const expired = attributes.some((a) => /^\s*max-age\s*=\s*0\s*$/i.test(a));
+      if (expired || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  header(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+}
+
+export interface HttpResult {
+  readonly status: number;
+  readonly location: string | undefined;
+  readonly body: string;
+  readonly url: string;
+}
+
+export interface HttpRequest {
+  readonly method?: string;
+  readonly form?: Record<string, string>;
+  readonly json?: unknown;
+  readonly headers?: Record<string, string>;
+  readonly jar?: CookieJar;
+}
+
+export async function http(url: string, request: HttpRequest = {}): Promise<HttpResult> {
+  const headers: Record<string, string> = { ...request.headers };
+  let body: string | undefined;
+  if (request.form) {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    body = new URLSearchParams(request.form).toString();
+  } else if (request.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(request.json);
+  }
+  const cookie = request.jar?.header();
+  if (cookie) headers.cookie = cookie;
+  const response = await fetch(url, {
+    method: request.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body,
+    redirect: 'manual',
+  });
+  request.jar?.store(response);
+  const location = response.headers.get('location') ?? undefined;
+  return {
+    status: response.status,
+    location: location === undefined ? undefined : new URL(location, url).toString(),
+    body: await response.text(),
+    url,
+  };
+}
+
+/** An answer a fixture step did not expect; 404 means the endpoint has not landed yet. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Parses a JSON body or throws with the status and body, so fixture failures say what happened. */
+export function json<T>(result: HttpResult, expected: number[] = [200, 201]): T {
+  if (!expected.includes(result.status)) {
+    throw new HttpError(
+      result.status,
+      `${result.url} answered ${result.status}: ${result.body.slice(0, 300)}`,
+    );
+  }
+  return JSON.parse(result.body) as T;
+}
+
+/** Runs `task` for every index below `count`, at most `concurrency` at a time. */
+export async function inParallel<T>(
+  count: number,
+  concurrency: number,
+  task: (index: number) => Promise<T>,
+): Promise<T[]> {
+  const results: T[] = new Array(count);
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const index = next++;
+      results[index] = await task(index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  return results;
+}

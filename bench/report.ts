@@ -1,0 +1,123 @@
+/**
+ * The results table and the targets of issue 7, as Markdown: printed, and written into
+ * docs/performance.md between markers so the hand-written analysis around it stays.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Machine } from './machine.js';
+import type { Row } from './measure.js';
+import type { BenchOptions } from './options.js';
+import { SCENARIOS, type ScenarioName } from './scenarios.js';
+
+export const REPORT_PATH = join(import.meta.dirname, '..', 'docs', 'performance.md');
+
+export interface Target {
+  readonly what: string;
+  readonly measured: string;
+  readonly met: boolean | undefined;
+}
+
+const PEER_RATIO = 2;
+const BASELINE_RATIO: Partial<Record<ScenarioName, number>> = { discovery: 0.7, jwks: 0.7, api: 0.6 };
+
+const fmt = (n: number | undefined, digits = 0) => (n === undefined ? '–' : n.toFixed(digits));
+const ratio = (a: number | undefined, b: number | undefined) =>
+  a !== undefined && b !== undefined && b > 0 ? a / b : undefined;
+
+function find(rows: readonly Row[], scenario: Row['scenario'], target: Row['target'], c: number) {
+  return rows.find((r) => r.scenario === scenario && r.target === target && r.connections === c);
+}
+
+function cell(row: Row | undefined): string[] {
+  if (!row) return ['', '', ''];
+  if (row.skipped) return [row.skipped, '', ''];
+  return [fmt(row.rps), fmt(row.p50, 1), fmt(row.p99, 1)];
+}
+
+export function resultsTable(rows: readonly Row[], connections: readonly number[]): string {
+  const lines = [
+    '| Scenario | Conns | schoolauth req/s | p50 ms | p99 ms | node-oidc-provider req/s | p50 ms | p99 ms | × peer | × bare Fastify |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const scenario of SCENARIOS) {
+    for (const c of connections) {
+      const ours = find(rows, scenario.name, 'schoolauth', c);
+      const peer = find(rows, scenario.name, 'node-oidc-provider', c);
+      if (!ours && !peer) continue;
+      const bare = find(rows, 'baseline', 'bare-fastify', c);
+      const vsPeer = ratio(ours?.rps, peer?.rps);
+      const vsBare = scenario.baseline ? ratio(ours?.rps, bare?.rps) : undefined;
+      lines.push(
+        `| ${scenario.title} | ${c} | ${cell(ours).join(' | ')} | ${cell(peer).join(' | ')} | ${vsPeer === undefined ? '' : `${fmt(vsPeer, 2)}×`} | ${vsBare === undefined ? '' : `${fmt(vsBare * 100)}%`} |`,
+      );
+    }
+  }
+  for (const c of connections) {
+    const bare = find(rows, 'baseline', 'bare-fastify', c);
+    if (bare) lines.push(`| Bare Fastify, small JSON | ${c} | ${cell(bare).join(' | ')} | | | | | |`);
+  }
+  return lines.join('\n');
+}
+
+/** Issue 7's targets, judged at every connection count measured. */
+export function judgeTargets(rows: readonly Row[], connections: readonly number[]): Target[] {
+  const targets: Target[] = [];
+  for (const scenario of SCENARIOS) {
+    for (const c of connections) {
+      const ours = find(rows, scenario.name, 'schoolauth', c);
+      const peer = find(rows, scenario.name, 'node-oidc-provider', c);
+      if (peer && !peer.skipped) {
+        const r = ratio(ours?.rps, peer.rps);
+        targets.push({
+          what: `${scenario.name} c=${c}: ≥ ${PEER_RATIO}× node-oidc-provider`,
+          measured: r === undefined ? (ours?.skipped ?? 'not measured') : `${fmt(r, 2)}×`,
+          met: r === undefined ? undefined : r >= PEER_RATIO,
+        });
+      }
+      const floor = BASELINE_RATIO[scenario.name];
+      const bare = find(rows, 'baseline', 'bare-fastify', c);
+      if (floor !== undefined && bare && ours) {
+        const r = ratio(ours.rps, bare.rps);
+        targets.push({
+          what: `${scenario.name} c=${c}: ≥ ${floor * 100}% of bare Fastify`,
+          measured: r === undefined ? (ours.skipped ?? 'not measured') : `${fmt(r * 100)}%`,
+          met: r === undefined ? undefined : r >= floor,
+        });
+      }
+    }
+  }
+  return targets;
+}
+
+export function targetsTable(targets: readonly Target[]): string {
+  const mark = (met: boolean | undefined) => (met === undefined ? 'not measured' : met ? 'met' : 'NOT met');
+  return [
+    '| Target | Measured | Status |',
+    '| --- | ---: | --- |',
+    ...targets.map((t) => `| ${t.what} | ${t.measured} | ${mark(t.met)} |`),
+  ].join('\n');
+}
+
+export function conditions(machine: Machine, options: BenchOptions): string {
+  return [
+    `- Date: ${machine.date}; Node ${machine.node}; ${machine.cores} cores (${machine.cpu}), ${machine.memoryGiB} GiB RAM; load average before the run: ${machine.load}.`,
+    `- Pinning: ${machine.pinning}.`,
+    `- autocannon, connections ${options.connections.join(' and ')}, ${options.warmup} s warm-up then ${options.runs} run(s) of ${options.duration} s each; medians of the runs. req/s counts 2xx answers only.`,
+  ].join('\n');
+}
+
+const START = (name: string) => `<!-- bench:${name}:start -->`;
+const END = (name: string) => `<!-- bench:${name}:end -->`;
+
+/** Replaces the generated block `name` in the document (appending it when missing). */
+export function writeBlock(path: string, name: string, content: string): void {
+  const block = `${START(name)}\n${content}\n${END(name)}`;
+  const doc = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const start = doc.indexOf(START(name));
+  const end = doc.indexOf(END(name));
+  const next =
+    start >= 0 && end > start
+      ? doc.slice(0, start) + block + doc.slice(end + END(name).length)
+      : `${doc.trimEnd()}\n\n${block}\n`;
+  writeFileSync(path, next);
+}

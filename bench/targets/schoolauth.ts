@@ -1,0 +1,62 @@
+/**
+ * schoolauth as shipped: the compiled build (`node dist/src/main.js`) on a fresh SQLite file,
+ * production logging (LOG_LEVEL=info, to /dev/null unless a log file is asked for), rate limits
+ * off, and the demo school seeded beforehand with the CLI so the bench knows the sign-in.
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { freePort, startServer } from '../child.js';
+import { type Credentials, submitPage } from '../html-form.js';
+import type { OAuthTarget } from './target.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const PROTECTED = { path: '/api/v1/account', scope: 'account:read' };
+
+function seedDemo(env: Record<string, string>): Credentials {
+  const out = execFileSync(process.execPath, [join(ROOT, 'dist/src/cli/main.js'), 'demo'], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  const match = /sign in as (\S+) with password (\S+)/.exec(out);
+  if (!match) throw new Error(`unexpected output of "schoolauth demo": ${out}`);
+  return { email: match[1]!, password: match[2]! };
+}
+
+export interface SchoolauthOptions {
+  readonly logFile?: string | undefined;
+  readonly memoryProbe?: boolean;
+  readonly nodeFlags?: readonly string[];
+}
+
+export async function startSchoolauth(
+  dataDir: string,
+  options: SchoolauthOptions = {},
+): Promise<OAuthTarget> {
+  const port = await freePort();
+  const env = {
+    DATABASE_URL: `sqlite:${join(dataDir, 'schoolauth.db')}`,
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    RATE_LIMITS: 'off',
+    // Codes are minted before a run and redeemed during it: give them the longest allowed life.
+    CODE_TTL: '600',
+    PRUNE_INTERVAL: '0',
+  };
+  const who = seedDemo(env);
+  const server = await startServer('schoolauth', {
+    args: [join(ROOT, 'dist/src/main.js')],
+    env,
+    port,
+    readyPath: '/healthz',
+    ...options,
+  });
+  return {
+    name: 'schoolauth',
+    server,
+    readerScope: `openid profile email ${PROTECTED.scope}`,
+    agentScope: PROTECTED.scope,
+    answerPage: (page, jar) => submitPage(page, jar, who),
+    protectedPath: PROTECTED.path,
+  };
+}

@@ -1,0 +1,214 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Client } from '../../src/storage/schema.js';
+import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
+import {
+  authorizeViaPages,
+  Browser,
+  createPerson,
+  insertTestClient,
+  type Person,
+  pageText,
+  pkcePair,
+  readForm,
+  readForms,
+} from '../helpers/flow.js';
+
+const LOOPBACK = 'http://127.0.0.1:4711/callback';
+const PARTNER = 'https://partner.example.com/cb';
+
+for (const dialect of DIALECTS) {
+  describe(`Connected apps (SPEC §6) [${dialect}]`, () => {
+    let t: TestApp;
+    let cli: Client;
+    let partner: Client;
+    let person: Person;
+    let browser: Browser;
+    before(async () => {
+      t = await createTestApp(dialect, { listen: true });
+      cli = await insertTestClient(t.ctx.db, {
+        name: 'Course CLI',
+        redirectUris: ['http://127.0.0.1/callback'],
+      });
+      partner = await insertTestClient(t.ctx.db, {
+        kind: 'integration',
+        name: 'Partner Shop',
+        redirectUris: [PARTNER],
+      });
+      person = await createPerson(t.ctx.db);
+      browser = new Browser(t.url);
+    });
+    after(() => t.close());
+
+    const grant = (
+      client: Client,
+      redirectUri: string,
+      scope: string,
+      who: Person = person,
+      b: Browser = browser,
+    ) =>
+      authorizeViaPages({
+        baseUrl: t.url,
+        params: {
+          client_id: client.id,
+          redirect_uri: redirectUri,
+          scope,
+          code_challenge: pkcePair().challenge,
+        },
+        email: who.email,
+        password: who.password,
+        decision: 'allow',
+        browser: b,
+      });
+
+    async function addTokens(grantId: string, client: Client): Promise<void> {
+      const now = t.clock.now();
+      const row = {
+        grant_id: grantId,
+        client_id: client.id,
+        account_id: person.account.id,
+        scopes: 'openid',
+        resource: t.config.issuer,
+        created_at: now,
+        expires_at: now + 3600,
+        revoked_at: null,
+      };
+      await t.ctx.db
+        .insertInto('access_tokens')
+        .values({ ...row, token_hash: `at-${grantId}` })
+        .execute();
+      await t.ctx.db
+        .insertInto('refresh_tokens')
+        .values({ ...row, token_hash: `rt-${grantId}`, rotated_at: null })
+        .execute();
+    }
+
+    const grantsOf = (client: Client) =>
+      t.ctx.db
+        .selectFrom('grants')
+        .selectAll()
+        .where('account_id', '=', person.account.id)
+        .where('client_id', '=', client.id)
+        .execute();
+
+    it('without a session the page sends the person to sign in and back', async () => {
+      const fresh = new Browser(t.url);
+      const res = await fresh.get('/account/apps');
+      assert.equal(res.status, 303);
+      const signInUrl = res.headers.get('location')!;
+      assert.equal(signInUrl, '/signin?return_to=%2Faccount%2Fapps');
+      const form = readForm(await (await fresh.get(signInUrl)).text());
+      const signedIn = await fresh.post(form.action, {
+        ...form.fields,
+        email: person.email,
+        password: person.password,
+      });
+      assert.equal(signedIn.status, 303);
+      assert.equal(signedIn.headers.get('location'), '/account/apps');
+      const page = await fresh.get('/account/apps');
+      assert.equal(page.status, 200);
+      assert.match(pageText(await page.text()), /No apps can use your account/);
+    });
+
+    it('lists each client once with kind, redirect kind, scopes by area, first granted and last used', async () => {
+      await grant(cli, LOOPBACK, 'openid courses:read');
+      await grant(cli, LOOPBACK, 'orders:read');
+      await grant(partner, PARTNER, 'school:read');
+      const stranger = await createPerson(t.ctx.db);
+      const strangerApp = await insertTestClient(t.ctx.db, { name: 'Stranger App' });
+      await grant(strangerApp, LOOPBACK, 'openid', stranger, new Browser(t.url));
+      const lastUsed = Date.UTC(2031, 4, 6, 7, 8) / 1000;
+      await t.ctx.db
+        .updateTable('grants')
+        .set({ last_used_at: lastUsed })
+        .where('client_id', '=', cli.id)
+        .where('account_id', '=', person.account.id)
+        .execute();
+
+      const res = await browser.get('/account/apps');
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('x-frame-options'), 'DENY');
+      assert.equal(res.headers.get('cache-control'), 'no-store');
+      const html = await res.text();
+      const text = pageText(html);
+      assert.doesNotMatch(text, /Stranger App/);
+      assert.equal(text.match(/Course CLI/g)?.length, 1, 'one entry per client');
+      assert.match(
+        text,
+        /Course CLI Self-registered · not verified Redirects to an app on your computer \(loopback\)/,
+      );
+      assert.match(text, /Partner Shop Registered integration Redirects to a website \(https\)/);
+      assert.match(text, /Last used 2031-05-06 07:08 UTC/);
+      assert.match(text, /First allowed \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+      const cliSection = text.slice(text.indexOf('Course CLI'), text.indexOf('Partner Shop'));
+      assert.match(cliSection, /Your identity and account Confirm who you are/);
+      assert.match(cliSection, /Courses See your courses/);
+      assert.match(cliSection, /Sales and payments See orders and payments/);
+      const revokeForms = readForms(html).filter((f) => f.action === '/account/apps/revoke');
+      assert.deepEqual(revokeForms.map((f) => f.fields.client_id).sort(), [cli.id, partner.id].sort());
+      assert.ok(revokeForms.every((f) => f.buttons.some((b) => b.label === 'Revoke')));
+    });
+
+    it('Revoke needs the CSRF token', async () => {
+      const res = await browser.post('/account/apps/revoke', { client_id: cli.id, csrf_token: 'forged' });
+      assert.equal(res.status, 403);
+      assert.ok((await grantsOf(cli)).every((g) => g.revoked_at === null));
+    });
+
+    it('Revoke ends every grant of that client and all their tokens, forgets consent, leaves other apps', async () => {
+      const grants = await grantsOf(cli);
+      assert.equal(grants.length, 2);
+      for (const g of grants) await addTokens(g.id, cli);
+      const partnerGrant = (await grantsOf(partner))[0]!;
+      await addTokens(partnerGrant.id, partner);
+
+      const html = await (await browser.get('/account/apps')).text();
+      const form = readForms(html).find((f) => f.fields.client_id === cli.id)!;
+      const res = await browser.post(form.action, form.fields);
+      assert.equal(res.status, 303);
+      assert.equal(res.headers.get('location'), '/account/apps?done=revoked');
+
+      assert.ok((await grantsOf(cli)).every((g) => g.revoked_at !== null));
+      for (const table of ['access_tokens', 'refresh_tokens'] as const) {
+        const rows = await t.ctx.db
+          .selectFrom(table)
+          .select(['grant_id', 'revoked_at'])
+          .where('account_id', '=', person.account.id)
+          .execute();
+        for (const row of rows) {
+          if (row.grant_id === partnerGrant.id) assert.equal(row.revoked_at, null, 'other app untouched');
+          else assert.notEqual(row.revoked_at, null, `${table} revoked`);
+        }
+      }
+      assert.equal((await grantsOf(partner))[0]!.revoked_at, null);
+      const consent = await t.ctx.db
+        .selectFrom('consents')
+        .selectAll()
+        .where('account_id', '=', person.account.id)
+        .execute();
+      assert.deepEqual(
+        consent.map((c) => c.client_id),
+        [partner.id],
+      );
+      const audit = await t.ctx.db
+        .selectFrom('audit_events')
+        .selectAll()
+        .where('kind', '=', 'grant.revoked')
+        .where('client_id', '=', cli.id)
+        .execute();
+      assert.equal(audit.length, 1);
+
+      const after = pageText(await (await browser.get(res.headers.get('location')!)).text());
+      assert.match(after, /Access was revoked/);
+      assert.doesNotMatch(after, /Course CLI/);
+      assert.match(after, /Partner Shop/);
+
+      // The app must ask again.
+      const again = await browser.get(
+        `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: cli.id, redirect_uri: LOOPBACK, scope: 'openid', code_challenge: pkcePair().challenge, code_challenge_method: 'S256' })}`,
+      );
+      assert.equal(again.status, 200);
+      assert.equal(readForm(await again.text()).fields.step, 'consent');
+    });
+  });
+}

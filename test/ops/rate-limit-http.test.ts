@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
+import { Browser, createPerson, readForm } from '../helpers/flow.js';
+import { secondInstance } from './second-instance.js';
+
+const LIMITS = { RATE_LIMITS: 'on', RATE_LIMIT_REGISTER: '3', RATE_LIMIT_SIGNIN: '2' };
+
+function register(app: FastifyInstance, ip: string) {
+  return app.inject({
+    method: 'POST',
+    url: '/api/oauth/register',
+    remoteAddress: ip,
+    payload: { redirect_uris: ['http://127.0.0.1:8080/cb'], client_name: 'RL' },
+  });
+}
+
+function assertRateLimited(response: {
+  statusCode: number;
+  headers: Record<string, unknown>;
+  json(): unknown;
+}) {
+  assert.equal(response.statusCode, 429);
+  const retryAfter = Number(response.headers['retry-after']);
+  assert.ok(
+    Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60 * 60,
+    `Retry-After ${retryAfter}`,
+  );
+  assert.equal((response.json() as { error: string }).error, 'rate_limited');
+  assert.equal(response.headers['cache-control'], 'no-store');
+}
+
+for (const dialect of DIALECTS) {
+  describe(`rate limits over HTTP [${dialect}]`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await createTestApp(dialect, { listen: true, env: LIMITS });
+    });
+    after(() => t.close());
+
+    it('registration: RATE_LIMIT_REGISTER per minute per IP, then 429 with Retry-After', async () => {
+      for (let i = 0; i < 3; i++) assert.equal((await register(t.app, '192.0.2.1')).statusCode, 201);
+      assertRateLimited(await register(t.app, '192.0.2.1'));
+      assert.equal((await register(t.app, '192.0.2.2')).statusCode, 201, 'another IP has its own budget');
+      t.clock.advance(60);
+      assert.equal((await register(t.app, '192.0.2.1')).statusCode, 201, 'a new window opens');
+    });
+
+    it('sign-in: RATE_LIMIT_SIGNIN failures, then 429 even with the right password', async () => {
+      const person = await createPerson(t.ctx.db);
+      const browser = new Browser(t.url);
+      const attempt = async (password: string) => {
+        const form = readForm(await (await browser.get('/signin')).text());
+        return browser.post(form.action, { ...form.fields, email: person.email, password });
+      };
+      for (let i = 0; i < 2; i++) assert.equal((await attempt('wrong password!')).status, 200);
+      const blocked = await attempt(person.password);
+      assert.equal(blocked.status, 429);
+      assert.ok(['59', '60'].includes(blocked.headers.get('retry-after')!), 'one minute, the first back-off');
+      assert.equal(((await blocked.json()) as { error: string }).error, 'rate_limited');
+      t.clock.advance(60);
+      assert.equal((await attempt(person.password)).status, 303, 'signed in once the back-off has passed');
+    });
+
+    if (dialect === 'postgres') {
+      it('limits are shared by two instances on one database', async () => {
+        const b = await secondInstance(t);
+        try {
+          t.clock.advance(60);
+          const statuses = [];
+          for (const app of [t.app, b.app, t.app, b.app])
+            statuses.push((await register(app, '192.0.2.9')).statusCode);
+          assert.deepEqual(statuses, [201, 201, 201, 429]);
+        } finally {
+          await b.close();
+        }
+      });
+    }
+  });
+}

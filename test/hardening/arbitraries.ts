@@ -282,46 +282,57 @@ export interface HostileHeaders {
   readonly extra: Record<string, string>;
 }
 
-export const headersArb: fc.Arbitrary<HostileHeaders> = fc.record(
-  {
-    authorization: fc.oneof(
-      fc.constantFrom(
-        'Bearer',
-        'Bearer ',
-        'Bearer a b',
-        'Bearer sa_at_doesnotexist',
-        'Basic Zm9vOmJhcg==',
-        'bearer x=y=',
-        `Bearer ${'a'.repeat(9000)}`,
-        'Bearer <script>',
-        'DPoP abc',
+/** Headers: hostile values, and often the valid all-scope token so validation behind the guard is reached. */
+export function headersArb(validToken: string): fc.Arbitrary<HostileHeaders> {
+  return fc.record(
+    {
+      authorization: fc.oneof(
+        { weight: 4, arbitrary: fc.constant(`Bearer ${validToken}`) },
+        {
+          weight: 4,
+          arbitrary: fc.oneof(
+            fc.constantFrom(
+              'Bearer',
+              'Bearer ',
+              'Bearer a b',
+              'Bearer sa_at_doesnotexist',
+              'Basic Zm9vOmJhcg==',
+              'bearer x=y=',
+              `Bearer ${'a'.repeat(9000)}`,
+              'Bearer <script>',
+              'DPoP abc',
+            ),
+            nastyString.map((s) => `Bearer ${s}`),
+          ),
+        },
       ),
-      nastyString.map((s) => `Bearer ${s}`),
-    ),
-    cookie: fc.oneof(
-      fc.constantFrom(
-        'schoolauth_session=sa_ss_forged',
-        'schoolauth_signin=x; schoolauth_session=',
-        `a=${MARKER}`,
+      cookie: fc.oneof(
+        fc.constantFrom(
+          'schoolauth_session=sa_ss_forged',
+          'schoolauth_signin=x; schoolauth_session=',
+          `a=${MARKER}`,
+        ),
+        nastyString.map(
+          (s) => `schoolauth_session=${encodeURIComponent(s.replace(/[\ud800-\udfff]/g, '?'))}`,
+        ),
       ),
-      nastyString.map((s) => `schoolauth_session=${encodeURIComponent(s.replace(/[\ud800-\udfff]/g, '?'))}`),
-    ),
-    extra: fc.dictionary(
-      fc.constantFrom(
-        'x-forwarded-for',
-        'x-forwarded-proto',
-        'x-forwarded-host',
-        'host',
-        'origin',
-        'referer',
-        'accept',
-        'x-request-id',
+      extra: fc.dictionary(
+        fc.constantFrom(
+          'x-forwarded-for',
+          'x-forwarded-proto',
+          'x-forwarded-host',
+          'host',
+          'origin',
+          'referer',
+          'accept',
+          'x-request-id',
+        ),
+        fc.oneof(
+          nastyString.map((s) => s.replace(/[^\t\x20-\x7e]/g, '')),
+          fc.constantFrom('evil.com', 'https', '1.2.3.4, 5.6.7.8'),
+        ),
       ),
-      fc.oneof(
-        nastyString.map((s) => s.replace(/[^\t\x20-\x7e]/g, '')),
-        fc.constantFrom('evil.com', 'https', '1.2.3.4, 5.6.7.8'),
-      ),
-    ),
-  },
-  { requiredKeys: ['extra'] },
-);
+    },
+    { requiredKeys: ['extra'] },
+  );
+}

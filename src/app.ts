@@ -15,6 +15,7 @@ import { loggerOptions } from './logging.js';
 import { authorizeRoutes } from './oauth/authorize/endpoint.js';
 import { discoveryRoutes } from './oauth/discovery.js';
 import { registerRoutes } from './oauth/register.js';
+import { tokenRoutes } from './oauth/token/endpoint.js';
 import { installRequestMetrics, metricsRoute } from './ops/metrics-routes.js';
 import { assetRoutes } from './pages/assets.js';
 import { connectedAppsRoutes } from './pages/connected-apps.routes.js';
@@ -49,6 +50,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   await app.register(async (scope) => signInRoutes(scope, ctx));
   await app.register(async (scope) => connectedAppsRoutes(scope, ctx));
   await app.register(async (scope) => registerRoutes(scope, ctx));
+  await app.register(async (scope) => tokenRoutes(scope, ctx));
   await app.register(async (scope) => apiRoutes(scope, ctx));
   await app.register(openApiRoute);
   await app.register(async (scope) => metricsRoute(scope, ctx));

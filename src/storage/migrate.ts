@@ -12,7 +12,15 @@ export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise
     allowUnorderedMigrations: true,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    // Kysely's PostgreSQL introspection scans every schema of the server; a schema dropped by
+    // someone else mid-scan (test suites drop theirs at close) fails it. Nothing was changed
+    // then, so the run is simply retried.
+    const message = error instanceof Error ? error.message : String(error);
+    if (attempt >= 5 || !/^schema ".*" does not exist$/.test(message)) {
+      throw error instanceof Error ? error : new Error(message);
+    }
+  }
 }

@@ -117,7 +117,8 @@ describe('crash safety [sqlite]', () => {
     await server.exited;
     assert.ok(answered.accessTokens.length >= 10, `load produced tokens (${answered.accessTokens.length})`);
 
-    server = await startServer(env);
+    // Same port, so the issuer (and with it every token's audience) is the same after the restart.
+    server = await startServer({ ...env, PORT: String(server.port) });
     try {
       for (const token of answered.accessTokens) {
         const res = await fetch(`${server.url}/api/oauth/userinfo`, {

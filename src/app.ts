@@ -9,6 +9,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { apiRoutes } from './api/index.js';
 import { answerClientError } from './client-error.js';
 import type { AppContext } from './context.js';
+import { authMdRoute } from './docs/auth-md.js';
 import { openApiRoute, registerOpenApi } from './docs/openapi.js';
 import { installErrorHandlers } from './error-handler.js';
 import { healthRoutes } from './health.js';
@@ -61,6 +62,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   await app.register(async (scope) => introspectRoutes(scope, ctx));
   await app.register(async (scope) => apiRoutes(scope, ctx));
   await app.register(openApiRoute);
+  await app.register(async (scope) => authMdRoute(scope, ctx));
   await app.register(async (scope) => metricsRoute(scope, ctx));
   return app;
 }

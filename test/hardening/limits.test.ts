@@ -13,7 +13,7 @@ import {
 } from '../../src/limits.js';
 import { parseScope } from '../../src/oauth/scopes.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
-import { formBody, postForm, REDIRECT_URI, register } from '../helpers/oauth.js';
+import { postForm, REDIRECT_URI, register } from '../helpers/oauth.js';
 
 for (const dialect of DIALECTS) {
   describe(`size limits [${dialect}]`, () => {

@@ -14,7 +14,7 @@ import { openApiRoute, registerOpenApi } from './docs/openapi.js';
 import { installErrorHandlers } from './error-handler.js';
 import { healthRoutes } from './health.js';
 import { FORM_BODY_LIMIT, JSON_BODY_LIMIT } from './limits.js';
-import { loggerOptions } from './logging.js';
+import { loggerOptions, RequestLogController } from './logging.js';
 import { authorizeRoutes } from './oauth/authorize/endpoint.js';
 import { discoveryRoutes } from './oauth/discovery.js';
 import { introspectRoutes } from './oauth/introspect.js';
@@ -71,6 +71,7 @@ function buildFastify(ctx: AppContext, options: AppOptions): FastifyInstance {
   const logger = loggerOptions(ctx.config.logLevel);
   return Fastify({
     logger: options.logStream ? { ...logger, stream: options.logStream } : logger,
+    logController: new RequestLogController(),
     // Fastify accepts a hop count too; its type omits it.
     trustProxy: ctx.config.trustProxy as boolean | string,
     bodyLimit: JSON_BODY_LIMIT,

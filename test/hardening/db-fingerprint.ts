@@ -19,8 +19,8 @@ export async function fingerprintQuery(db: Kysely<Database>): Promise<() => Prom
   for (const table of tables) {
     parts.push(`(select count(*) from "${table.name}")`);
     for (const column of table.columns.filter((c) => STATE_COLUMNS.test(c.name))) {
-      const textual = column.name === 'scopes' || column.name === 'status';
-      const expr = textual ? `max("${column.name}")` : `coalesce(sum("${column.name}"), 0)`;
+      const numeric = /^(int|integer|bigint|smallint|real|double|numeric)/i.test(column.dataType);
+      const expr = numeric ? `coalesce(sum("${column.name}"), 0)` : `max("${column.name}")`;
       parts.push(
         `(select count("${column.name}") from "${table.name}")`,
         `(select ${expr} from "${table.name}")`,

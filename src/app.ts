@@ -8,6 +8,7 @@ import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { apiRoutes } from './api/index.js';
 import type { AppContext } from './context.js';
+import { authMdRoute } from './docs/auth-md.js';
 import { openApiRoute, registerOpenApi } from './docs/openapi.js';
 import { installErrorHandlers } from './error-handler.js';
 import { healthRoutes } from './health.js';
@@ -59,6 +60,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   await app.register(async (scope) => introspectRoutes(scope, ctx));
   await app.register(async (scope) => apiRoutes(scope, ctx));
   await app.register(openApiRoute);
+  await app.register(async (scope) => authMdRoute(scope, ctx));
   await app.register(async (scope) => metricsRoute(scope, ctx));
   return app;
 }

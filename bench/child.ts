@@ -59,6 +59,8 @@ export interface StartOptions {
   readonly logFile?: string;
   /** Preload bench/servers/memory-probe.mjs and open an IPC channel to ask for memory usage. */
   readonly memoryProbe?: boolean;
+  /** Extra node flags (e.g. --cpu-prof). */
+  readonly nodeFlags?: readonly string[];
 }
 
 const MEMORY_PROBE = join(import.meta.dirname, 'servers', 'memory-probe.mjs');
@@ -72,7 +74,11 @@ process.on('SIGINT', () => process.exit(130));
 
 export async function startServer(name: string, options: StartOptions): Promise<ServerProcess> {
   const out = openSync(options.logFile ?? '/dev/null', 'a');
-  const nodeArgs = options.memoryProbe ? ['--import', MEMORY_PROBE, ...options.args] : [...options.args];
+  const nodeArgs = [
+    ...(options.nodeFlags ?? []),
+    ...(options.memoryProbe ? ['--import', MEMORY_PROBE] : []),
+    ...options.args,
+  ];
   const [command, args] = PINNING
     ? ['taskset', ['-c', String(SERVER_CORE), process.execPath, ...nodeArgs]]
     : [process.execPath, nodeArgs];

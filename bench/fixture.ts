@@ -23,15 +23,20 @@ const MINT_CONCURRENCY = 16;
 
 export type FixtureStep = 'registration' | 'authorize' | 'token';
 
+/**
+ * Single-use values: codes of an agent grant (API scope only, no ID token), codes of an OpenID
+ * grant (an RS256 ID token per exchange), and refresh and access tokens of agent grants.
+ */
+export type PoolKind = 'codes' | 'oidc-codes' | 'refresh' | 'access';
+
 export class Fixture {
-  readonly codes: string[] = [];
-  readonly refreshTokens: string[] = [];
-  readonly accessTokens: string[] = [];
+  readonly pools: Record<PoolKind, string[]> = { codes: [], 'oidc-codes': [], refresh: [], access: [] };
   /** Why the authorization path (and so every token scenario) cannot run, if it cannot: short. */
   readonly problems = new Map<FixtureStep, string>();
   /** The full story behind each problem, for the log. */
   readonly details = new Map<FixtureStep, string>();
   client: BenchClient | undefined;
+  /** Tokens of the OpenID grant, for userinfo, introspection and the protected API. */
   reader: TokenSet | undefined;
   readonly pkce: Pkce = newPkce();
   private readonly jar = new CookieJar();
@@ -50,11 +55,12 @@ export class Fixture {
   private async setUp(): Promise<void> {
     this.client = await this.step('registration', () => registerClient(this.meta));
     if (!this.client) return;
-    // The first pass signs in and consents; the session and the remembered grant make every
-    // later authorization answer with a code at once.
+    // The first pass signs in and consents to the wider (OpenID) scope set; the session and the
+    // remembered grant make every later authorization, for it or the narrower agent scope,
+    // answer with a code at once.
     const client = this.client;
     const code = await this.step('authorize', () =>
-      followToCode(this.authorizeUrl(), client, this.jar, this.target.answerPage),
+      followToCode(this.authorizeUrl(this.target.readerScope), client, this.jar, this.target.answerPage),
     );
     if (code === undefined) return;
     this.reader = await this.step('token', () => exchangeCode(this.meta, client, code, this.pkce));
@@ -71,34 +77,32 @@ export class Fixture {
     }
   }
 
-  private authorizeUrl(): string {
-    return authorizeUrl(this.meta, this.client!, this.target.scope, this.pkce);
+  private authorizeUrl(scope: string): string {
+    return authorizeUrl(this.meta, this.client!, scope, this.pkce);
   }
 
-  private async mintCode(): Promise<string> {
-    return followToCode(this.authorizeUrl(), this.client!, this.jar, async (page) => {
+  private async mintCode(scope: string): Promise<string> {
+    return followToCode(this.authorizeUrl(scope), this.client!, this.jar, async (page) => {
       throw new Error(`consent was not remembered: a page appeared at ${page.url}`);
     });
   }
 
-  /** Makes sure at least `count` unused codes are in the pool. */
-  async ensureCodes(count: number): Promise<void> {
-    const missing = count - this.codes.length;
+  /** Makes sure the pool holds at least `count` unused values. */
+  async ensure(kind: PoolKind, count: number): Promise<void> {
+    const missing = count - this.pools[kind].length;
     if (missing <= 0) return;
-    this.codes.push(...(await inParallel(missing, MINT_CONCURRENCY, () => this.mintCode())));
-  }
-
-  /** Makes sure at least `count` unused refresh tokens (and as many access tokens) exist. */
-  async ensureTokenPairs(count: number, kind: 'refresh' | 'access'): Promise<void> {
-    const pool = kind === 'refresh' ? this.refreshTokens : this.accessTokens;
-    const missing = count - pool.length;
-    if (missing <= 0) return;
+    const { agentScope, readerScope } = this.target;
+    if (kind === 'codes' || kind === 'oidc-codes') {
+      const scope = kind === 'codes' ? agentScope : readerScope;
+      this.pools[kind].push(...(await inParallel(missing, MINT_CONCURRENCY, () => this.mintCode(scope))));
+      return;
+    }
     const pairs = await inParallel(missing, MINT_CONCURRENCY, async () =>
-      exchangeCode(this.meta, this.client!, await this.mintCode(), this.pkce),
+      exchangeCode(this.meta, this.client!, await this.mintCode(agentScope), this.pkce),
     );
     for (const pair of pairs) {
-      this.accessTokens.push(pair.access_token);
-      if (pair.refresh_token) this.refreshTokens.push(pair.refresh_token);
+      this.pools.access.push(pair.access_token);
+      if (pair.refresh_token) this.pools.refresh.push(pair.refresh_token);
     }
   }
 }

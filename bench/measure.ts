@@ -6,7 +6,7 @@
 import { cpuSecondsOf } from './child.js';
 import type { Fixture } from './fixture.js';
 import { type LoadPlan, type Measurement, runLoad, type StaticRequest } from './load.js';
-import type { PoolKind, Scenario, ScenarioName } from './scenarios.js';
+import type { Scenario, ScenarioName } from './scenarios.js';
 import type { TargetName } from './targets/target.js';
 
 export interface Row {
@@ -39,11 +39,6 @@ export function median(values: readonly number[]): number {
 /** A first guess of requests/s for sizing the warm-up pool; corrected by every run. */
 const GUESSED_RPS = 1500;
 
-async function fillPool(fixture: Fixture, pool: PoolKind, size: number): Promise<void> {
-  if (pool === 'codes') await fixture.ensureCodes(size);
-  else await fixture.ensureTokenPairs(size, pool);
-}
-
 /** One real request before any load: 404 means the endpoint has not landed yet. */
 export async function probe(baseUrl: string, plan: LoadPlan): Promise<string | undefined> {
   if (plan.kind === 'sequence') throw new Error('probe one scenario at a time');
@@ -70,7 +65,7 @@ export async function measureScenario(
   const { server } = fixture.target;
   let rate = GUESSED_RPS;
   const load = async (seconds: number): Promise<Measurement> => {
-    if (scenario.pool) await fillPool(fixture, scenario.pool, Math.ceil(rate * seconds * 1.5) + connections);
+    if (scenario.pool) await fixture.ensure(scenario.pool, Math.ceil(rate * seconds * 1.5) + connections);
     const plan = scenario.plan(fixture);
     if (typeof plan === 'string') throw new Error(plan);
     const m = await runLoad({ baseUrl: server.baseUrl, connections, seconds, plan });
@@ -80,7 +75,7 @@ export async function measureScenario(
 
   const plan = scenario.plan(fixture);
   if (typeof plan === 'string') return { ...base, skipped: plan };
-  if (scenario.pool) await fillPool(fixture, scenario.pool, 1);
+  if (scenario.pool) await fixture.ensure(scenario.pool, 1);
   const problem = await probe(server.baseUrl, plan);
   if (problem) return { ...base, skipped: problem };
 

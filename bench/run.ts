@@ -69,7 +69,13 @@ async function benchmark(options: BenchOptions, dataDir: string): Promise<void> 
   const wanted = (name: TargetName) => options.targets.includes(name);
   if (wanted('schoolauth')) {
     log('schoolauth (dist, SQLite, LOG_LEVEL=info, RATE_LIMITS=off)');
-    rows.push(...(await measureTarget(await startSchoolauth(dataDir, options.serverLog), options, settings)));
+    rows.push(
+      ...(await measureTarget(
+        await startSchoolauth(dataDir, { logFile: options.serverLog }),
+        options,
+        settings,
+      )),
+    );
   }
   if (wanted('node-oidc-provider')) {
     log('node-oidc-provider 9 (SQLite adapter)');

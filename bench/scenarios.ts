@@ -3,7 +3,7 @@
  * server's discovery document). Single-use values (codes, refresh tokens, revoked tokens) come
  * from the fixture's pools, each used once.
  */
-import type { Fixture, FixtureStep } from './fixture.js';
+import type { Fixture, FixtureStep, PoolKind } from './fixture.js';
 import type { LoadPlan, StaticRequest } from './load.js';
 import {
   codeExchangeBody,
@@ -19,6 +19,7 @@ export const SCENARIO_NAMES = [
   'jwks',
   'registration',
   'code',
+  'code-oidc',
   'refresh',
   'userinfo',
   'introspection',
@@ -26,8 +27,6 @@ export const SCENARIO_NAMES = [
   'api',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
-
-export type PoolKind = 'codes' | 'refresh' | 'access';
 
 export interface Scenario {
   readonly name: ScenarioName;
@@ -63,6 +62,16 @@ function needs(fixture: Fixture, ...steps: FixtureStep[]): string | undefined {
   return undefined;
 }
 
+function codeExchange(f: Fixture, pool: 'codes' | 'oidc-codes'): LoadPlan | string {
+  return (
+    needs(f, 'registration', 'authorize') ?? {
+      kind: 'pool',
+      base: { method: 'POST', path: pathOf(f.meta.token_endpoint), headers: FORM },
+      next: fromPool(f.pools[pool], (code) => codeExchangeBody(f.client!, code, f.pkce)),
+    }
+  );
+}
+
 const bearer = (fixture: Fixture) => ({ authorization: `Bearer ${fixture.reader!.access_token}` });
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -94,12 +103,13 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'code',
     title: 'POST token: authorization code + PKCE',
     pool: 'codes',
-    plan: (f) =>
-      needs(f, 'registration', 'authorize') ?? {
-        kind: 'pool',
-        base: { method: 'POST', path: pathOf(f.meta.token_endpoint), headers: FORM },
-        next: fromPool(f.codes, (code) => codeExchangeBody(f.client!, code, f.pkce)),
-      },
+    plan: (f) => codeExchange(f, 'codes'),
+  },
+  {
+    name: 'code-oidc',
+    title: 'POST token: code + PKCE, with openid (RS256 ID token)',
+    pool: 'oidc-codes',
+    plan: (f) => codeExchange(f, 'oidc-codes'),
   },
   {
     name: 'refresh',
@@ -109,7 +119,7 @@ export const SCENARIOS: readonly Scenario[] = [
       needs(f, 'registration', 'authorize', 'token') ?? {
         kind: 'pool',
         base: { method: 'POST', path: pathOf(f.meta.token_endpoint), headers: FORM },
-        next: fromPool(f.refreshTokens, (token) => refreshBody(f.client!, token)),
+        next: fromPool(f.pools.refresh, (token) => refreshBody(f.client!, token)),
       },
   },
   {
@@ -139,7 +149,7 @@ export const SCENARIOS: readonly Scenario[] = [
       needs(f, 'registration', 'authorize', 'token') ?? {
         kind: 'pool',
         base: { method: 'POST', path: pathOf(f.meta.revocation_endpoint), headers: FORM },
-        next: fromPool(f.accessTokens, (token) => tokenRequestBody(f.client!, token, 'access_token')),
+        next: fromPool(f.pools.access, (token) => tokenRequestBody(f.client!, token, 'access_token')),
       },
   },
   {

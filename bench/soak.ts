@@ -38,7 +38,7 @@ function tokenChain(fixture: Fixture): RequestSpec[] {
       path: token,
       headers: FORM,
       setupRequest: (request) => {
-        const refresh = fixture.refreshTokens.pop();
+        const refresh = fixture.pools.refresh.pop();
         return refresh
           ? { ...request, body: refreshBody(fixture.client!, refresh) }
           : { ...request, ...fallback };
@@ -46,8 +46,8 @@ function tokenChain(fixture: Fixture): RequestSpec[] {
       onResponse: (status, body) => {
         if (status !== 200 || !body.startsWith('{')) return;
         const tokens = JSON.parse(body) as TokenSet;
-        if (tokens.refresh_token) fixture.refreshTokens.push(tokens.refresh_token);
-        fixture.accessTokens.push(tokens.access_token);
+        if (tokens.refresh_token) fixture.pools.refresh.push(tokens.refresh_token);
+        fixture.pools.access.push(tokens.access_token);
       },
     },
     {
@@ -55,7 +55,7 @@ function tokenChain(fixture: Fixture): RequestSpec[] {
       path: revoke,
       headers: FORM,
       setupRequest: (request) => {
-        const access = fixture.accessTokens.pop();
+        const access = fixture.pools.access.pop();
         return access
           ? { ...request, body: tokenRequestBody(fixture.client!, access, 'access_token') }
           : { ...request, ...fallback };
@@ -74,7 +74,7 @@ async function mixedTraffic(fixture: Fixture): Promise<RequestSpec[]> {
     requests.push({ ...plan.request });
   }
   if (fixture.reader?.refresh_token) {
-    await fixture.ensureTokenPairs(SOAK_CONNECTIONS * 4, 'refresh');
+    await fixture.ensure('refresh', SOAK_CONNECTIONS * 4);
     requests.push(...tokenChain(fixture));
   }
   return requests;
@@ -90,7 +90,7 @@ export async function runSoak(
   dataDir: string,
   log: (line: string) => void,
 ): Promise<void> {
-  const target = await startSchoolauth(dataDir, options.serverLog, true);
+  const target = await startSchoolauth(dataDir, { logFile: options.serverLog, memoryProbe: true });
   const { server } = target;
   const snapshot = async (at: string, rps?: number): Promise<Snapshot> => ({
     at,

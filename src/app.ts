@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { apiRoutes } from './api/index.js';
 import type { AppContext } from './context.js';
 import { openApiRoute, registerOpenApi } from './docs/openapi.js';
 import { installErrorHandlers } from './error-handler.js';
@@ -48,6 +49,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   await app.register(async (scope) => signInRoutes(scope, ctx));
   await app.register(async (scope) => connectedAppsRoutes(scope, ctx));
   await app.register(async (scope) => registerRoutes(scope, ctx));
+  await app.register(async (scope) => apiRoutes(scope, ctx));
   await app.register(openApiRoute);
   await app.register(async (scope) => metricsRoute(scope, ctx));
   return app;

@@ -17,7 +17,9 @@ export async function startOidcProvider(dataDir: string, logFile?: string): Prom
   return {
     name: 'node-oidc-provider',
     server,
-    scope: 'openid profile email',
+    readerScope: 'openid profile email',
+    // Without openid the request is plain OAuth 2.0: an opaque access token, no ID token.
+    agentScope: 'profile',
     // Its interactions complete themselves (see the server); a page here is unexpected.
     answerPage: async (page) => {
       throw new Error(`node-oidc-provider showed a page at ${page.url}: ${page.body.slice(0, 200)}`);

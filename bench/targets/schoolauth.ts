@@ -22,10 +22,15 @@ function seedDemo(env: Record<string, string>): Credentials {
   return { email: match[1]!, password: match[2]! };
 }
 
+export interface SchoolauthOptions {
+  readonly logFile?: string | undefined;
+  readonly memoryProbe?: boolean;
+  readonly nodeFlags?: readonly string[];
+}
+
 export async function startSchoolauth(
   dataDir: string,
-  logFile?: string,
-  memoryProbe = false,
+  options: SchoolauthOptions = {},
 ): Promise<OAuthTarget> {
   const port = await freePort();
   const env = {
@@ -44,13 +49,13 @@ export async function startSchoolauth(
     env,
     port,
     readyPath: '/healthz',
-    memoryProbe,
-    ...(logFile ? { logFile } : {}),
+    ...options,
   });
   return {
     name: 'schoolauth',
     server,
-    scope: `openid profile email ${PROTECTED.scope}`,
+    readerScope: `openid profile email ${PROTECTED.scope}`,
+    agentScope: PROTECTED.scope,
     answerPage: (page, jar) => submitPage(page, jar, who),
     protectedPath: PROTECTED.path,
   };

@@ -8,8 +8,10 @@ export type TargetName = OAuthTargetName | 'bare-fastify';
 export interface OAuthTarget {
   readonly name: OAuthTargetName;
   readonly server: ServerProcess;
-  /** Scopes every bench grant asks for. */
-  readonly scope: string;
+  /** Scopes of the OpenID grant: userinfo, introspection, the protected API, code-oidc. */
+  readonly readerScope: string;
+  /** One non-OpenID scope: the agent grant of the code, refresh and revocation scenarios. */
+  readonly agentScope: string;
   /** Answers sign-in and consent pages on the authorization path. */
   readonly answerPage: PageDriver;
   /** A small protected API resource read with the bench access token (schoolauth only). */

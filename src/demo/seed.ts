@@ -1,12 +1,14 @@
 /**
  * First start on a loopback issuer with an empty database: a demo school and its owner, so a
- * developer can sign in at once (SPEC §2). The password is random and shown once.
+ * developer can sign in at once (SPEC §2), with published and draft items of every API family.
+ * The password is random and shown once.
  */
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { createAccount } from '../accounts/accounts.js';
 import { countAccounts } from '../storage/accounts.repository.js';
 import type { Database } from '../storage/schema.js';
+import { seedDemoContent } from './content.js';
 
 export const DEMO_SCHOOL = 'demo';
 export const DEMO_OWNER_EMAIL = 'owner@demo.school';
@@ -32,5 +34,6 @@ export async function seedDemoIfEmpty(db: Kysely<Database>, now: number): Promis
     .set({ name: 'Demo School', description: 'A school seeded on first start to try schoolauth.' })
     .where('id', '=', school.id)
     .execute();
+  await seedDemoContent(db, school.id, now);
   return { email: account.email, password, schoolId: school.id, accountId: account.id };
 }

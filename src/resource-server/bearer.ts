@@ -7,7 +7,7 @@ import type { AppContext } from '../context.js';
 import { hashSecret } from '../crypto/tokens.js';
 import { OAuthError } from '../errors.js';
 import { PATHS } from '../oauth/discovery.js';
-import { findAccessToken } from '../storage/access-tokens.repository.js';
+import { findAccessTokenWithAccount } from '../storage/bearer-tokens.repository.js';
 import type { AccessToken } from '../storage/schema.js';
 
 /** RFC 6750 §2.1: `Bearer` SP token68. */
@@ -58,22 +58,27 @@ export function insufficientScope(issuer: string, scope: string): OAuthError {
 
 /**
  * Judges a presented access token: it must exist, be unrevoked, unexpired, and be bound to this
- * resource (RFC 8707 audience). Throws 401 invalid_token otherwise.
+ * resource (RFC 8707 audience), and its person must not be disabled. Throws 401 invalid_token
+ * otherwise.
  */
 export async function authenticateAccessToken(
   ctx: Pick<AppContext, 'db' | 'config' | 'now'>,
   token: string,
 ): Promise<AccessToken> {
-  const row = await findAccessToken(ctx.db, hashSecret(token));
+  const row = await findAccessTokenWithAccount(ctx.db, hashSecret(token));
   const { issuer } = ctx.config;
   if (!row) throw invalidToken(issuer, 'the access token is not known; obtain a new one');
   if (row.revoked_at !== null) throw invalidToken(issuer, 'the access token was revoked; obtain a new one');
   if (row.expires_at <= ctx.now()) throw invalidToken(issuer, 'the access token has expired; refresh it');
+  if (row.account_disabled !== 0) {
+    throw invalidToken(issuer, 'the account this access token acts for is disabled');
+  }
   if (row.resource !== issuer) {
     throw invalidToken(
       issuer,
       `the access token is bound to another resource (${row.resource}); request one for ${issuer}`,
     );
   }
-  return row;
+  const { account_disabled: _, ...accessToken } = row;
+  return accessToken;
 }

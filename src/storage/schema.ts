@@ -4,6 +4,7 @@
  * `*_hash` hold SHA-256 (tokens, codes, client secrets) or argon2id (passwords).
  */
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ApiDatabase } from './api-schema.js';
 
 export interface SchoolsTable {
   id: string;
@@ -169,7 +170,7 @@ export interface RateLimitsTable {
   reset_at: number;
 }
 
-export interface Database {
+export interface Database extends ApiDatabase {
   schools: SchoolsTable;
   accounts: AccountsTable;
   memberships: MembershipsTable;

@@ -1,0 +1,103 @@
+/**
+ * Profiles schoolauth under one scenario: starts the build with `--cpu-prof`, drives the scenario
+ * with the same fixtures and load as the benchmark, stops the server (which writes the profile)
+ * and prints where the CPU time went — by package and by function (self time).
+ *
+ *   npm run build && node --import tsx bench/profile.ts --scenario discovery --seconds 10
+ */
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { pinSelf } from './child.js';
+import { Fixture } from './fixture.js';
+import { runLoad } from './load.js';
+import { SCENARIOS } from './scenarios.js';
+import { startSchoolauth } from './targets/schoolauth.js';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+}
+
+/** Groups a script URL into what a reader cares about: our code, a package, or Node itself. */
+function ownerOf(url: string): string {
+  if (url === '') return '(native / gc / idle)';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1]!;
+  if (url.startsWith('node:')) return 'node core';
+  const ours = /\/dist\/(src\/.*)$/.exec(url);
+  return ours ? `schoolauth ${ours[1]}` : url;
+}
+
+function tally(profile: CpuProfile): { byOwner: Map<string, number>; byFunction: Map<string, number> } {
+  const hits = new Map<number, number>();
+  for (const id of profile.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
+  const byOwner = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const count = hits.get(node.id) ?? 0;
+    if (!count) continue;
+    const { functionName, url, lineNumber } = node.callFrame;
+    const owner = ownerOf(url);
+    byOwner.set(owner.startsWith('schoolauth') ? 'schoolauth' : owner, (byOwner.get(owner) ?? 0) + count);
+    const name = `${functionName || '(anonymous)'} ${owner}:${lineNumber + 1}`;
+    byFunction.set(name, (byFunction.get(name) ?? 0) + count);
+  }
+  return { byOwner, byFunction };
+}
+
+function top(map: Map<string, number>, total: number, n: number): string[] {
+  return [...map]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([name, count]) => `${((count / total) * 100).toFixed(1).padStart(5)}%  ${name}`);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      scenario: { type: 'string', default: 'discovery' },
+      seconds: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '16' },
+    },
+  });
+  const scenario = SCENARIOS.find((s) => s.name === values.scenario);
+  if (!scenario) throw new Error(`unknown scenario ${values.scenario}`);
+  pinSelf();
+  const dir = mkdtempSync(join(tmpdir(), 'schoolauth-profile-'));
+  const target = await startSchoolauth(dir, { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+  const fixture = await Fixture.prepare(target);
+  const seconds = Number(values.seconds);
+  const connections = Number(values.connections);
+  if (scenario.pool) await fixture.ensure(scenario.pool, Math.ceil(seconds * 3000));
+  const plan = scenario.plan(fixture);
+  if (typeof plan === 'string') throw new Error(plan);
+  const m = await runLoad({ baseUrl: target.server.baseUrl, connections, seconds, plan });
+  await target.server.stop();
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`no profile written in ${dir}`);
+  const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
+  const { byOwner, byFunction } = tally(profile);
+  const total = profile.samples.length;
+  process.stdout.write(
+    [
+      `${scenario.name}: ${Math.round(m.rps)} req/s under the profiler, ${connections} connections, ${seconds} s; profile ${join(dir, file)}`,
+      '',
+      'Self time by owner:',
+      ...top(byOwner, total, 15),
+      '',
+      'Self time by function:',
+      ...top(byFunction, total, 30),
+      '',
+    ].join('\n'),
+  );
+}
+
+await main();

@@ -1,0 +1,95 @@
+/** GET/PATCH /api/v1/account: the person the token acts for, and their school memberships. */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { notFound } from '../errors.js';
+import type { Principal } from '../resource-server/principal.js';
+import { findAccountById, membershipsOf, updateAccount } from '../storage/accounts.repository.js';
+import { isoTime } from './codec.js';
+
+const accountSchema = Type.Object(
+  {
+    id: Type.String(),
+    email: Type.String({ format: 'email' }),
+    name: Type.String(),
+    locale: Type.String(),
+    memberships: Type.Array(
+      Type.Object({
+        school: Type.String({ description: 'School slug, as used in /api/v1/schools/{school}/…' }),
+        school_id: Type.String(),
+        name: Type.String(),
+        role: Type.String({ enum: ['owner', 'admin'] }),
+      }),
+    ),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { description: 'The signed-in person' },
+);
+
+const updateSchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    locale: Type.Optional(
+      Type.String({
+        pattern: '^[a-z]{2}(-[A-Z]{2})?$',
+        description: 'BCP 47 language tag, e.g. en or de-CH',
+      }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1, examples: [{ name: 'Ada Lovelace', locale: 'en' }] },
+);
+
+function personOf(request: FastifyRequest): Extract<Principal, { kind: 'person' }> {
+  // The guard admits no anonymous request here (access.anonymous is false).
+  return request.principal as Extract<Principal, { kind: 'person' }>;
+}
+
+async function readAccount(ctx: AppContext, accountId: string) {
+  const account = await findAccountById(ctx.db, accountId);
+  if (!account) throw notFound('account');
+  const memberships = await membershipsOf(ctx.db, accountId);
+  return {
+    id: account.id,
+    email: account.email,
+    name: account.name,
+    locale: account.locale,
+    memberships: memberships.map((m) => ({
+      school: m.slug,
+      school_id: m.school_id,
+      name: m.name,
+      role: m.role,
+    })),
+    created_at: isoTime(account.created_at),
+    updated_at: isoTime(account.updated_at),
+  };
+}
+
+export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const tags = ['Account'];
+  app.get('/account', {
+    config: { access: { scope: 'account:read', anonymous: false } },
+    schema: {
+      tags,
+      summary: 'Get your account',
+      description: 'The person the token acts for and the schools they belong to.',
+      response: { 200: accountSchema },
+    },
+    handler: (request) => readAccount(ctx, personOf(request).accountId),
+  });
+  app.patch('/account', {
+    config: { access: { scope: 'account:write', anonymous: false } },
+    schema: {
+      tags,
+      summary: 'Change your account',
+      description: 'Send only the fields to change.',
+      body: updateSchema,
+      response: { 200: accountSchema },
+    },
+    handler: async (request) => {
+      const { accountId } = personOf(request);
+      await updateAccount(ctx.db, accountId, request.body as { name?: string; locale?: string }, ctx.now());
+      return readAccount(ctx, accountId);
+    },
+  });
+}

@@ -1,0 +1,235 @@
+/**
+ * The one generic builder: a family definition becomes its list/get/create/update/delete routes.
+ * Each handler is the same short pipeline — resolve the school and the caller's role, check the
+ * parent row, run the generic query, answer the item — so every family behaves alike.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { badRequest, notFound } from '../errors.js';
+import { decodeCursor, encodeCursor, newId, toColumns, toItem } from './codec.js';
+import type { FamilyDefinition, Operation } from './define.js';
+import {
+  ancestors,
+  createBodySchema,
+  itemSchema,
+  listQuerySchema,
+  pageSchema,
+  paramsSchema,
+  updateBodySchema,
+} from './schemas.js';
+import { loadSchool, requireRead, requireWrite, type SchoolAccess } from './school-access.js';
+import {
+  deleteRow,
+  getRow,
+  insertRow,
+  listRows,
+  type Row,
+  rowExists,
+  type Scope,
+  updateRow,
+} from './store.js';
+
+type Params = Record<string, string>;
+
+export function collectionPath(def: FamilyDefinition): string {
+  const parents = ancestors(def)
+    .map((a) => `/${a.segment}/:${a.param}`)
+    .join('');
+  return `/schools/:school${parents}/${def.segment}`;
+}
+
+export function itemPath(def: FamilyDefinition): string {
+  return `${collectionPath(def)}/:${def.param}`;
+}
+
+/** The parent row must exist in this school (and under its own parent): else 404. */
+async function parentScope(
+  ctx: AppContext,
+  def: FamilyDefinition,
+  params: Params,
+  school: SchoolAccess,
+  publicOnly: boolean,
+): Promise<Scope> {
+  const scope: Scope = { schoolId: school.school.id, publicOnly };
+  if (!def.parent) return scope;
+  const parent = def.parent.family;
+  const parentId = params[parent.param]!;
+  const grand = parent.parent
+    ? { column: parent.parent.column, id: params[parent.parent.family.param]! }
+    : undefined;
+  if (!(await rowExists(ctx.db, parent.table, scope.schoolId, parentId, grand)))
+    throw notFound(`${parent.singular} "${parentId}"`);
+  return { ...scope, parentId };
+}
+
+/** Every `ref` field that is set must name a row of the same school (never another school's). */
+async function checkRefs(
+  ctx: AppContext,
+  def: FamilyDefinition,
+  schoolId: string,
+  body: Record<string, unknown>,
+): Promise<void> {
+  for (const [name, f] of Object.entries(def.fields)) {
+    const value = body[name];
+    if (f.kind !== 'ref' || typeof value !== 'string' || !f.ref) continue;
+    if (!(await rowExists(ctx.db, f.ref, schoolId, value))) {
+      throw badRequest(
+        `field "${name}" names no ${f.ref.replaceAll('_', ' ')} row "${value}" in this school`,
+      );
+    }
+  }
+}
+
+type Handler = (request: FastifyRequest) => Promise<unknown>;
+
+function handlers(ctx: AppContext, def: FamilyDefinition): Record<Operation, Handler> {
+  const hasPublic = def.publicWhen !== undefined;
+  const read = async (request: FastifyRequest) => {
+    const params = request.params as Params;
+    const school = await loadSchool(ctx.db, params.school!, request.principal);
+    const view = requireRead(school, hasPublic, def.plural);
+    return { params, view, scope: await parentScope(ctx, def, params, school, view === 'public') };
+  };
+  const write = async (request: FastifyRequest) => {
+    const params = request.params as Params;
+    const school = await loadSchool(ctx.db, params.school!, request.principal);
+    requireWrite(school, def.writers, def.plural);
+    return { params, scope: await parentScope(ctx, def, params, school, false) };
+  };
+  const fetchItem = async (scope: Scope, id: string, publicView: boolean) => {
+    const row = await getRow(ctx.db, def, scope, id);
+    if (!row) throw notFound(`${def.singular} "${id}"`);
+    return toItem(def, row, publicView);
+  };
+  return {
+    list: async (request) => {
+      const { view, scope } = await read(request);
+      const query = request.query as { limit: number; cursor?: string };
+      const after = decodeCursor(query.cursor);
+      const page = await listRows(ctx.db, def, scope, { limit: query.limit, ...(after ? { after } : {}) });
+      const items = page.rows.map((row) => toItem(def, row, view === 'public'));
+      const last = page.rows.at(-1);
+      return { items, next_cursor: page.more && last ? encodeCursor(String(last.id)) : null };
+    },
+    get: async (request) => {
+      const { params, view, scope } = await read(request);
+      return fetchItem(scope, params[def.param]!, view === 'public');
+    },
+    create: async (request) => {
+      const { scope } = await write(request);
+      const body = request.body as Record<string, unknown>;
+      await checkRefs(ctx, def, scope.schoolId, body);
+      const id = newId(def.idPrefix);
+      const now = ctx.now();
+      const row: Row = {
+        ...toColumns(def, body),
+        id,
+        school_id: scope.schoolId,
+        created_at: now,
+        updated_at: now,
+      };
+      if (def.parent) row[def.parent.column] = scope.parentId!;
+      await insertRow(ctx.db, def, row);
+      return fetchItem(scope, id, false);
+    },
+    update: async (request) => {
+      const { params, scope } = await write(request);
+      const body = request.body as Record<string, unknown>;
+      await checkRefs(ctx, def, scope.schoolId, body);
+      const id = params[def.param]!;
+      const changes = { ...toColumns(def, body), updated_at: ctx.now() };
+      if (!(await updateRow(ctx.db, def, scope, id, changes))) throw notFound(`${def.singular} "${id}"`);
+      return fetchItem(scope, id, false);
+    },
+    delete: async (request) => {
+      const { params, scope } = await write(request);
+      const id = params[def.param]!;
+      if (!(await deleteRow(ctx.db, def, scope, id))) throw notFound(`${def.singular} "${id}"`);
+      return undefined;
+    },
+  };
+}
+
+/** Registers the family's routes on an /api/v1 scope (the guard and OpenAPI security come from `access`). */
+export function registerFamily(app: FastifyInstance, ctx: AppContext, def: FamilyDefinition): void {
+  const h = handlers(ctx, def);
+  const readAccess = { scope: def.scopes.read, anonymous: def.publicWhen !== undefined };
+  const writeScope = def.scopes.write;
+  const base = { tags: [def.tag] };
+  const item = itemSchema(def);
+  const has = (op: Operation) => def.operations.includes(op);
+  const publicNote = def.publicWhen
+    ? ' Anonymous readers and people outside the school get the public ones.'
+    : '';
+  if (has('list')) {
+    app.get(collectionPath(def), {
+      config: { access: readAccess },
+      schema: {
+        ...base,
+        summary: `List ${def.plural}`,
+        description: `A page of ${def.plural}.${publicNote}`,
+        params: paramsSchema(def, false),
+        querystring: listQuerySchema,
+        response: { 200: pageSchema(def) },
+      },
+      handler: h.list,
+    });
+  }
+  if (has('get')) {
+    app.get(itemPath(def), {
+      config: { access: readAccess },
+      schema: {
+        ...base,
+        summary: `Get a ${def.singular}`,
+        description: `One ${def.singular}.${publicNote}`,
+        params: paramsSchema(def, true),
+        response: { 200: item },
+      },
+      handler: h.get,
+    });
+  }
+  if (!writeScope) return;
+  const writeAccess = { scope: writeScope, anonymous: false };
+  if (has('create')) {
+    app.post(collectionPath(def), {
+      config: { access: writeAccess },
+      schema: {
+        ...base,
+        summary: `Create a ${def.singular}`,
+        params: paramsSchema(def, false),
+        body: createBodySchema(def),
+        response: { 201: item },
+      },
+      handler: async (request, reply) => reply.code(201).send(await h.create(request)),
+    });
+  }
+  if (has('update')) {
+    app.patch(itemPath(def), {
+      config: { access: writeAccess },
+      schema: {
+        ...base,
+        summary: `Change a ${def.singular}`,
+        description: 'Send only the fields to change.',
+        params: paramsSchema(def, true),
+        body: updateBodySchema(def),
+        response: { 200: item },
+      },
+      handler: h.update,
+    });
+  }
+  if (has('delete')) {
+    app.delete(itemPath(def), {
+      config: { access: writeAccess },
+      schema: {
+        ...base,
+        summary: `Delete a ${def.singular}`,
+        params: paramsSchema(def, true),
+        response: { 204: { type: 'null', description: 'Deleted' } },
+      },
+      handler: async (request, reply) => {
+        await h.delete(request);
+        return reply.code(204).send();
+      },
+    });
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The school API under /api/v1: the resource-server guard, the generic families, the few
+ * hand-written resources (account, schools, appearance, analytics, uploads), and the OpenAPI
+ * security and error responses every operation gets from its access rule.
+ */
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { AppContext } from '../context.js';
+import { installGuard } from '../resource-server/guard.js';
+import type { Access } from '../resource-server/principal.js';
+import { accountRoutes } from './account.js';
+import { analyticsRoutes } from './analytics.js';
+import { registerFamily } from './builder.js';
+import { FAMILIES } from './families/index.js';
+import { errorSchema } from './schemas.js';
+import { schoolRoutes } from './schools.js';
+import { uploadFileRoute, uploadRoutes } from './uploads.js';
+
+export const API_PREFIX = '/api/v1';
+
+const errorResponse = (description: string) => ({ ...errorSchema, description });
+
+/** OpenAPI for an access rule: the scope it needs (plus `{}` where anonymous is served) and its errors. */
+function documentAccess(route: RouteOptions, access: Access): void {
+  route.schema ??= {};
+  const schema = route.schema as Record<string, unknown>;
+  schema.security = access.anonymous ? [{ oauth2: [access.scope] }, {}] : [{ oauth2: [access.scope] }];
+  schema.response ??= {};
+  const response = schema.response as Record<string | number, unknown>;
+  response[400] ??= errorResponse('Bad input: the description names the field (`invalid_request`)');
+  response[401] ??= errorResponse(
+    'The token is invalid, expired, revoked, malformed or for another resource (`invalid_token`, with WWW-Authenticate)',
+  );
+  response[403] ??= errorResponse(
+    access.anonymous
+      ? `The token lacks "${access.scope}" (\`insufficient_scope\`, with WWW-Authenticate), or the person may not do this (\`forbidden\`)`
+      : `No token (\`forbidden\`, no challenge), a token without "${access.scope}" (\`insufficient_scope\`, with WWW-Authenticate), or the person may not do this (\`forbidden\`)`,
+  );
+  response[404] ??= errorResponse('No such school or item (`not_found`)');
+}
+
+async function v1(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  installGuard(app, ctx);
+  app.addHook('onRoute', (route) => {
+    if (route.config?.access && route.method !== 'HEAD') documentAccess(route, route.config.access);
+  });
+  accountRoutes(app, ctx);
+  schoolRoutes(app, ctx);
+  for (const family of FAMILIES) registerFamily(app, ctx, family);
+  analyticsRoutes(app, ctx);
+  await uploadRoutes(app, ctx);
+}
+
+export async function apiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await app.register(async (scope) => v1(scope, ctx), { prefix: API_PREFIX });
+  await app.register(async (scope) => uploadFileRoute(scope, ctx));
+}

@@ -1,0 +1,220 @@
+/**
+ * Schools: the caller's schools, one school's profile and settings (school:read/write), and its
+ * appearance (appearance:read/write). Settings and appearance are JSON objects on the school row;
+ * a PATCH merges the fields sent.
+ */
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import type { Principal } from '../resource-server/principal.js';
+import { membershipsOf } from '../storage/accounts.repository.js';
+import type { School } from '../storage/schema.js';
+import { decodeSlugCursor, isoTime, slugCursor } from './codec.js';
+import { listQuerySchema, schoolParam } from './schemas.js';
+import { loadSchool, requireRead, requireWrite, type SchoolAccess } from './school-access.js';
+
+const params = Type.Object({ school: schoolParam });
+
+const settingsSchema = Type.Object(
+  {
+    timezone: Type.String({ minLength: 1, maxLength: 64, examples: ['Europe/Berlin'] }),
+    currency: Type.String({ pattern: '^[A-Z]{3}$', examples: ['EUR'] }),
+    language: Type.String({ pattern: '^[a-z]{2}(-[A-Z]{2})?$', examples: ['en'] }),
+    contact_email: Type.String({ format: 'email', examples: ['hello@example.com'] }),
+  },
+  { additionalProperties: false },
+);
+
+const appearanceSchema = Type.Object(
+  {
+    primary_color: Type.String({ pattern: '^#[0-9a-fA-F]{6}$', examples: ['#1f6feb'] }),
+    theme: Type.String({ enum: ['light', 'dark'] }),
+    logo_url: Type.String({ maxLength: 2000, description: 'Logo image URL (e.g. a storage upload URL)' }),
+    font: Type.String({ maxLength: 100, examples: ['Inter'] }),
+  },
+  { additionalProperties: false },
+);
+
+const publicSchool = {
+  id: Type.String(),
+  slug: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+};
+
+const schoolSchema = Type.Object(
+  {
+    ...publicSchool,
+    role: Type.Optional(Type.String({ enum: ['owner', 'admin'], description: 'Your role; members only' })),
+    settings: Type.Optional(Type.Partial(settingsSchema, { description: 'Members only' })),
+    created_at: Type.Optional(Type.String({ format: 'date-time' })),
+    updated_at: Type.Optional(Type.String({ format: 'date-time' })),
+  },
+  {
+    description:
+      'A school; anonymous readers and non-members get the public profile (id, slug, name, description)',
+  },
+);
+
+const schoolPatch = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    description: Type.Optional(Type.String({ maxLength: 5000 })),
+    settings: Type.Optional(Type.Partial(settingsSchema)),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ name: 'Demo School', settings: { timezone: 'Europe/Berlin' } }],
+  },
+);
+
+const appearancePatch = Type.Partial(appearanceSchema, {
+  additionalProperties: false,
+  minProperties: 1,
+  examples: [{ primary_color: '#0a7d32', theme: 'dark' }],
+});
+
+type SchoolPatch = Static<typeof schoolPatch>;
+
+function schoolView(access: SchoolAccess) {
+  const { school, role } = access;
+  const base = { id: school.id, slug: school.slug, name: school.name, description: school.description };
+  if (role === null) return base;
+  return {
+    ...base,
+    role,
+    settings: JSON.parse(school.settings),
+    created_at: isoTime(school.created_at),
+    updated_at: isoTime(school.updated_at),
+  };
+}
+
+const slugOf = (request: FastifyRequest) => (request.params as { school: string }).school;
+
+async function listMine(ctx: AppContext, principal: Principal, query: { limit: number; cursor?: string }) {
+  if (principal.kind !== 'person') return { items: [], next_cursor: null };
+  const after = decodeSlugCursor(query.cursor);
+  const all = (await membershipsOf(ctx.db, principal.accountId)).filter(
+    (m) => after === undefined || m.slug > after,
+  );
+  const page = all.slice(0, query.limit);
+  const items = page.map((m) => ({ id: m.school_id, slug: m.slug, name: m.name, role: m.role }));
+  return { items, next_cursor: all.length > query.limit ? slugCursor(page.at(-1)!.slug) : null };
+}
+
+async function patchJson(
+  ctx: AppContext,
+  school: School,
+  column: 'settings' | 'appearance',
+  changes: object,
+) {
+  const merged = { ...JSON.parse(school[column]), ...changes };
+  await ctx.db
+    .updateTable('schools')
+    .set({ [column]: JSON.stringify(merged), updated_at: ctx.now() })
+    .where('id', '=', school.id)
+    .execute();
+  return merged;
+}
+
+export function schoolRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const tags = ['Schools'];
+  app.get('/schools', {
+    config: { access: { scope: 'school:read', anonymous: false } },
+    schema: {
+      tags,
+      summary: 'List your schools',
+      description: 'The schools the person is a member of, with their role.',
+      querystring: listQuerySchema,
+      response: {
+        200: Type.Object({
+          items: Type.Array(
+            Type.Object({
+              id: Type.String(),
+              slug: Type.String(),
+              name: Type.String(),
+              role: Type.String({ enum: ['owner', 'admin'] }),
+            }),
+          ),
+          next_cursor: Type.Union([Type.String(), Type.Null()]),
+        }),
+      },
+    },
+    handler: (request) =>
+      listMine(ctx, request.principal, request.query as { limit: number; cursor?: string }),
+  });
+  app.get('/schools/:school', {
+    config: { access: { scope: 'school:read', anonymous: true } },
+    schema: {
+      tags,
+      summary: 'Get a school',
+      description: 'Members see settings and their role; others the public profile.',
+      params,
+      response: { 200: schoolSchema },
+    },
+    handler: async (request) => schoolView(await loadSchool(ctx.db, slugOf(request), request.principal)),
+  });
+  app.patch('/schools/:school', {
+    config: { access: { scope: 'school:write', anonymous: false } },
+    schema: {
+      tags,
+      summary: 'Change a school and its settings',
+      description: 'Owner only. Settings are merged with the stored ones.',
+      params,
+      body: schoolPatch,
+      response: { 200: schoolSchema },
+    },
+    handler: async (request) => {
+      const access = await loadSchool(ctx.db, slugOf(request), request.principal);
+      requireWrite(access, ['owner'], 'settings');
+      const { settings, ...fields } = request.body as SchoolPatch;
+      if (settings) await patchJson(ctx, access.school, 'settings', settings);
+      if (Object.keys(fields).length > 0) {
+        await ctx.db
+          .updateTable('schools')
+          .set({ ...fields, updated_at: ctx.now() })
+          .where('id', '=', access.school.id)
+          .execute();
+      }
+      return schoolView(await loadSchool(ctx.db, access.school.slug, request.principal));
+    },
+  });
+  appearanceRoutes(app, ctx);
+}
+
+function appearanceRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const tags = ['Appearance'];
+  const response = { 200: Type.Partial(appearanceSchema, { description: "The school's look" }) };
+  app.get('/schools/:school/appearance', {
+    config: { access: { scope: 'appearance:read', anonymous: true } },
+    schema: {
+      tags,
+      summary: "Get a school's appearance",
+      description: 'Public: anyone may read it.',
+      params,
+      response,
+    },
+    handler: async (request) => {
+      const access = await loadSchool(ctx.db, slugOf(request), request.principal);
+      requireRead(access, true, 'appearance');
+      return JSON.parse(access.school.appearance);
+    },
+  });
+  app.patch('/schools/:school/appearance', {
+    config: { access: { scope: 'appearance:write', anonymous: false } },
+    schema: {
+      tags,
+      summary: "Change a school's appearance",
+      description: 'Owner or admin. Merged with the stored values.',
+      params,
+      body: appearancePatch,
+      response,
+    },
+    handler: async (request) => {
+      const access = await loadSchool(ctx.db, slugOf(request), request.principal);
+      requireWrite(access, undefined, 'appearance');
+      return patchJson(ctx, access.school, 'appearance', request.body as object);
+    },
+  });
+}

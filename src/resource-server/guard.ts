@@ -1,0 +1,76 @@
+/**
+ * The resource-server guard: one onRequest hook for every /api/v1 route, so it runs before the
+ * body is parsed or validated (SPEC §10: 401/403 before 400) and no route has its own token code.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { ApiError, OAuthError } from '../errors.js';
+import {
+  authenticateAccessToken,
+  insufficientScope,
+  invalidToken,
+  readAuthorizationHeader,
+} from './bearer.js';
+import { type Access, ANONYMOUS, type Principal } from './principal.js';
+
+const USE_HEADER =
+  'send the access token in the Authorization header ("Authorization: Bearer <token>"), never in the URL or body';
+
+/** Anonymous is never challenged (SPEC §8): a plain 403 JSON, without WWW-Authenticate. */
+export function anonymousRefused(scope: string): ApiError {
+  return new ApiError(
+    'forbidden',
+    `this operation has nothing public; send an access token with the scope "${scope}" as "Authorization: Bearer <token>" (see /auth.md)`,
+    403,
+  );
+}
+
+function hasQueryToken(request: FastifyRequest): boolean {
+  const query = request.query as Record<string, unknown> | undefined;
+  return query !== undefined && query !== null && Object.hasOwn(query, 'access_token');
+}
+
+/** Judges the request's credentials against the operation's access rule; throws the wire error. */
+export async function judge(
+  ctx: Pick<AppContext, 'db' | 'config' | 'now'>,
+  authorization: string | string[] | undefined,
+  access: Access,
+): Promise<Principal> {
+  const header = readAuthorizationHeader(authorization);
+  if (header.kind === 'none') {
+    if (!access.anonymous) throw anonymousRefused(access.scope);
+    return ANONYMOUS;
+  }
+  if (header.kind === 'malformed') {
+    // RFC 6750 §2.1: exactly `Bearer` SP token68; anything else is not judged as anonymous.
+    throw invalidToken(ctx.config.issuer, 'the Authorization header must be "Bearer <access token>"');
+  }
+  const token = await authenticateAccessToken(ctx, header.token);
+  const scopes = new Set(token.scopes.split(' '));
+  // SPEC §10: a presented token is always judged, never downgraded to anonymous.
+  if (!scopes.has(access.scope)) throw insufficientScope(ctx.config.issuer, access.scope);
+  return { kind: 'person', accountId: token.account_id, clientId: token.client_id, scopes };
+}
+
+export function installGuard(app: FastifyInstance, ctx: AppContext): void {
+  // Fastify decorators take no shared objects; the hook below sets it on every guarded request.
+  app.decorateRequest<Principal | null>('principal', null);
+  app.addHook('onRoute', (route) => {
+    // Fail closed at start: a route under the guard without an access rule is a bug.
+    if (!route.config?.access) throw new Error(`route ${route.method} ${route.url} has no access rule`);
+  });
+  app.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (!access) return;
+    // RFC 6750 §2.3 allows a URI query token, but it leaks into logs and history: refused.
+    if (hasQueryToken(request)) throw new OAuthError('invalid_request', USE_HEADER);
+    request.principal = await judge(ctx, request.headers.authorization, access);
+  });
+  app.addHook('preValidation', async (request) => {
+    // RFC 6750 §2.2 form-body tokens are refused for the same reason.
+    const body = request.body as Record<string, unknown> | undefined;
+    if (body && typeof body === 'object' && Object.hasOwn(body, 'access_token')) {
+      throw new OAuthError('invalid_request', USE_HEADER);
+    }
+  });
+}

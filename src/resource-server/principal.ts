@@ -1,0 +1,33 @@
+/**
+ * Who a protected request acts for. A request without an Authorization header is anonymous
+ * (seed §1, §5.9); a request with a valid token acts as the person who granted it, limited to the
+ * token's scopes.
+ */
+
+export type Principal =
+  | { readonly kind: 'anonymous' }
+  | {
+      readonly kind: 'person';
+      readonly accountId: string;
+      readonly clientId: string;
+      readonly scopes: ReadonlySet<string>;
+    };
+
+export const ANONYMOUS: Principal = Object.freeze({ kind: 'anonymous' });
+
+/** What an operation needs: the one scope a token must carry, and whether anonymous is served. */
+export interface Access {
+  readonly scope: string;
+  /** true when the operation serves public data to a request without a token. */
+  readonly anonymous: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+  }
+  interface FastifyContextConfig {
+    /** Set on every /api/v1 route; read by the resource-server guard and the OpenAPI security. */
+    access?: Access;
+  }
+}

@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { SCOPE_NAMES } from '../../src/oauth/scope-catalogue.js';
+import { apiOperations } from '../helpers/api.js';
+import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
+
+type Spec = {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<
+      string,
+      { responses: Record<string, { content?: Record<string, { schema: { properties?: object } }> }> }
+    >
+  >;
+  components: {
+    securitySchemes: {
+      oauth2: {
+        type: string;
+        flows: {
+          authorizationCode: { authorizationUrl: string; tokenUrl: string; scopes: Record<string, string> };
+        };
+      };
+    };
+  };
+};
+
+/** Scopes the OAuth layer guards (UserInfo), not the school API (SPEC §10). */
+const OIDC_SCOPES = ['openid', 'profile', 'email'];
+
+for (const dialect of DIALECTS) {
+  describe(`/openapi.json [${dialect}]`, () => {
+    let t: TestApp;
+    let spec: Spec;
+    before(async () => {
+      t = await createTestApp(dialect);
+      const res = await t.app.inject('/openapi.json');
+      assert.equal(res.statusCode, 200);
+      assert.match(String(res.headers['content-type']), /^application\/json/);
+      spec = res.json();
+    });
+    after(() => t.close());
+
+    it('validates as OpenAPI 3.1', async () => {
+      assert.equal(spec.openapi, '3.1.0');
+      const validator = new Validator();
+      const result = await validator.validate(spec as never);
+      assert.deepEqual(result.errors, undefined);
+      assert.equal(result.valid, true);
+      assert.equal(validator.version, '3.1');
+    });
+
+    it('declares the oauth2 authorization-code scheme with all 38 scopes', () => {
+      const scheme = spec.components.securitySchemes.oauth2;
+      assert.equal(scheme.type, 'oauth2');
+      const flow = scheme.flows.authorizationCode;
+      assert.equal(flow.authorizationUrl, 'http://127.0.0.1:3000/oauth/authorize');
+      assert.equal(flow.tokenUrl, 'http://127.0.0.1:3000/api/oauth/token');
+      assert.deepEqual(Object.keys(flow.scopes), [...SCOPE_NAMES]);
+      for (const description of Object.values(flow.scopes)) assert.ok(description.length > 5);
+    });
+
+    it('every school-API scope guards at least one real operation', () => {
+      const guarded = new Set(apiOperations(spec as never).map((op) => op.scope));
+      for (const scope of SCOPE_NAMES.filter((s) => !OIDC_SCOPES.includes(s))) {
+        assert.ok(guarded.has(scope), `${scope} guards an /api/v1 operation`);
+      }
+    });
+
+    it('every API operation documents its errors with the error schema', () => {
+      for (const [path, methods] of Object.entries(spec.paths)) {
+        if (!path.startsWith('/api/v1/')) continue;
+        for (const [method, op] of Object.entries(methods)) {
+          for (const status of ['400', '401', '403', '404']) {
+            const schema = op.responses[status]?.content?.['application/json']?.schema;
+            assert.ok(
+              schema?.properties && 'error' in schema.properties,
+              `${method} ${path} documents ${status}`,
+            );
+          }
+        }
+      }
+    });
+
+    it('every write operation carries a request example', () => {
+      for (const op of apiOperations(spec as never)) {
+        if (op.method === 'POST' || op.method === 'PATCH')
+          assert.ok(op.example || op.multipart, `${op.method} ${op.path} has an example`);
+      }
+    });
+  });
+}

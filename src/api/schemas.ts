@@ -52,13 +52,11 @@ export function createBodySchema(def: FamilyDefinition): TSchema {
   const properties: Record<string, TSchema> = {};
   for (const [name, f] of Object.entries(def.fields)) {
     const schema = fieldSchema(f);
-    properties[name] = f.required || f.default === undefined ? schema : { ...schema, default: f.default };
+    if (f.required) properties[name] = schema;
+    else
+      properties[name] = Type.Optional(f.default === undefined ? schema : { ...schema, default: f.default });
   }
-  const required = Object.entries(def.fields)
-    .filter(([, f]) => f.required)
-    .map(([name]) => name);
-  return Type.Object(properties as never, {
-    required,
+  return Type.Object(properties, {
     additionalProperties: false,
     examples: [exampleBody(def)],
   }) as TSchema;

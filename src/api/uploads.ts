@@ -38,6 +38,9 @@ const uploadSchema = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
 });
 
+const tooLarge = (max: number) =>
+  new ApiError('payload_too_large', `the file is larger than ${max} bytes; send a smaller file`, 413);
+
 const uploadDir = (ctx: AppContext) => join(ctx.config.dataDir, 'uploads');
 
 export async function uploadRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -82,6 +85,7 @@ export async function uploadRoutes(app: FastifyInstance, ctx: AppContext): Promi
       const path = join(uploadDir(ctx), id);
       try {
         await pipeline(part.file, createWriteStream(path));
+        if (part.file.truncated) throw tooLarge(ctx.config.uploadMaxBytes);
       } catch (error) {
         await rm(path, { force: true });
         throw error;

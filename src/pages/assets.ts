@@ -14,8 +14,8 @@ export const STYLESHEET = `
 html{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--fg);background:var(--bg);line-height:1.5}
 body{margin:0;padding:0 12px 32px}
 .top{max-width:560px;margin:0 auto;padding:16px 4px;display:flex;justify-content:space-between;align-items:center;gap:8px}
-.brand{font-weight:600}
-.who{color:var(--muted);font-size:.9rem;overflow-wrap:anywhere}
+.brand{font-weight:600;white-space:nowrap}
+.who{color:var(--muted);font-size:.9rem;overflow-wrap:anywhere;text-align:right;min-width:0}
 .card{max-width:560px;margin:0 auto;background:#fff;border:1px solid var(--line);border-radius:12px;padding:24px}
 h1{font-size:1.4rem;margin:0 0 8px}
 h2{font-size:1.05rem;margin:20px 0 6px}
@@ -40,7 +40,7 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em;back
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:8px 0;font-size:.92rem}
 dl.facts dt{color:var(--muted)}
 dl.facts dd{margin:0}
-form.inline{display:inline}
+a{color:var(--accent)}
 `;
 
 const ETAG = `"${createHash('sha256').update(STYLESHEET).digest('base64url').slice(0, 16)}"`;

@@ -2,6 +2,7 @@
  * The consent page (SPEC §6): who is asking (and whether anyone vouched for it), where the
  * answer goes, what it may do — in plain words grouped by area — and **Allow** / **Deny**.
  */
+import { PATHS } from '../oauth/discovery.js';
 import type { ClientKind } from '../storage/schema.js';
 import { clientKindBadge, csrfField, hiddenFields, scopeList } from './fragments.js';
 import { html, type SafeHtml } from './html.js';
@@ -50,6 +51,6 @@ ${hiddenFields(page.hidden)}
 <button type="submit" name="decision" value="deny">Deny</button>
 </div>
 </form>
-<p class="muted">Signed in as ${page.accountEmail}. You can withdraw this at any time under Connected apps.</p>`;
+<p class="muted">Signed in as ${page.accountEmail}. You can withdraw this at any time under <a href="${PATHS.connectedApps}">Connected apps</a>.</p>`;
   return layout({ title: 'Allow access?', body, signedInAs: page.accountEmail });
 }

@@ -1,0 +1,50 @@
+/**
+ * Shared reading of OAuth form requests (token, revocation, introspection): the body must be
+ * `application/x-www-form-urlencoded` (RFC 6749 §3.2), a parameter must not repeat (§3.1), an
+ * empty parameter counts as omitted (§3.1), and every failure is an OAuth error body.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { sendWireError, toWireError } from '../error-handler.js';
+import { OAuthError, WireError } from '../errors.js';
+
+const FORM_HINT = 'send the parameters as an application/x-www-form-urlencoded body';
+
+export async function requireForm(request: FastifyRequest): Promise<void> {
+  const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') {
+    throw new OAuthError('invalid_request', `unsupported Content-Type; ${FORM_HINT}`);
+  }
+}
+
+function classify(error: FastifyError, request: FastifyRequest): WireError {
+  const wire = toWireError(error, request);
+  if (error instanceof WireError) return error;
+  const first = error.validation?.[0];
+  if (first?.keyword === 'type' && first.instancePath !== '') {
+    const name = first.instancePath.slice(1);
+    return new OAuthError(
+      'invalid_request',
+      `parameter "${name}" was sent more than once; send it once (RFC 6749 §3.1)`,
+    );
+  }
+  if (wire.status === 415) return new OAuthError('invalid_request', `${wire.description}; ${FORM_HINT}`);
+  return wire;
+}
+
+export function oauthFormErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const wire = classify(error, request);
+  if (wire.status >= 500) request.log.error({ err: error }, 'request failed');
+  return sendWireError(reply, wire);
+}
+
+/** RFC 6749 §3.1: "Parameters sent without a value MUST be treated as if they were omitted." */
+export function param(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** Only the Authorization header as a single string (a repeated header is still an attempt). */
+export function authorizationHeader(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (header === undefined) return undefined;
+  return Array.isArray(header) ? header.join(',') : header;
+}

@@ -1,0 +1,105 @@
+/**
+ * POST /api/oauth/token (RFC 6749 §3.2): parse the form → authenticate the client → run the
+ * grant → answer the tokens with `Cache-Control: no-store` (§5.1).
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { OAuthError } from '../../errors.js';
+import { touchClient } from '../../storage/clients.repository.js';
+import type { Client } from '../../storage/schema.js';
+import { authenticateClient } from '../client-auth.js';
+import { PATHS } from '../discovery.js';
+import { authorizationHeader, oauthFormErrorHandler, param, requireForm } from '../form-request.js';
+import { NO_STORE, OAuthErrorBody } from '../wire-schemas.js';
+import { authorizationCodeGrant } from './grants/authorization-code.js';
+import { refreshTokenGrant } from './grants/refresh-token.js';
+import type { TokenResponseBody } from './issue.js';
+import type { TokenParams } from './params.js';
+
+const Param = (description: string) => Type.Optional(Type.String({ description }));
+
+const TokenRequest = Type.Object(
+  {
+    grant_type: Type.String({ description: '"authorization_code" or "refresh_token"' }),
+    code: Param('authorization_code: the code from the redirect'),
+    redirect_uri: Param('authorization_code: the redirect_uri of the authorization request'),
+    code_verifier: Param('authorization_code: the PKCE verifier (RFC 7636)'),
+    client_id: Param('The client identifier'),
+    client_secret: Param('Confidential clients (client_secret_post)'),
+    refresh_token: Param('refresh_token: the refresh token'),
+    scope: Param('refresh_token: a narrower scope (optional)'),
+    resource: Type.Optional(
+      Type.Union([Type.String(), Type.Array(Type.String())], {
+        description: 'RFC 8707 resource indicator; must be the resource of the authorization',
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+const TokenResponse = Type.Object({
+  access_token: Type.String(),
+  token_type: Type.Literal('Bearer'),
+  expires_in: Type.Integer(),
+  refresh_token: Type.Optional(Type.String()),
+  scope: Type.String(),
+  id_token: Type.Optional(Type.String({ description: 'RS256 JWT, when openid was granted' })),
+});
+
+const GRANTS = {
+  authorization_code: authorizationCodeGrant,
+  refresh_token: refreshTokenGrant,
+} as const;
+
+function grantOf(value: string | undefined): keyof typeof GRANTS {
+  if (value === undefined) {
+    throw new OAuthError(
+      'invalid_request',
+      'grant_type is missing; send "authorization_code" or "refresh_token"',
+    );
+  }
+  if (value !== 'authorization_code' && value !== 'refresh_token') {
+    throw new OAuthError(
+      'unsupported_grant_type',
+      `grant_type ${JSON.stringify(value)} is not supported; send "authorization_code" or "refresh_token"`,
+    );
+  }
+  return value;
+}
+
+function checkClientGrant(client: Client, grantType: string): void {
+  if (!(JSON.parse(client.grant_types) as string[]).includes(grantType)) {
+    throw new OAuthError('unauthorized_client', `this client is not registered for the ${grantType} grant`);
+  }
+}
+
+export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.post<{ Body: TokenParams }>(
+    PATHS.token,
+    {
+      errorHandler: oauthFormErrorHandler,
+      preValidation: requireForm,
+      schema: {
+        tags: ['oauth'],
+        summary: 'Exchange an authorization code or a refresh token for tokens',
+        consumes: ['application/x-www-form-urlencoded'],
+        body: TokenRequest,
+        response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const params = request.body;
+      const grantType = grantOf(param(params.grant_type));
+      const client = await authenticateClient(ctx, {
+        clientId: param(params.client_id),
+        clientSecret: param(params.client_secret),
+        authorization: authorizationHeader(request),
+      });
+      checkClientGrant(client, grantType);
+      const body: TokenResponseBody = await GRANTS[grantType](ctx, client, params, request.ip);
+      await touchClient(ctx.db, client.id, ctx.now());
+      return reply.headers(NO_STORE).send(body);
+    },
+  );
+}

@@ -1,0 +1,124 @@
+/**
+ * The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6): a code is redeemed once, by
+ * the client it was issued to, with the redirect URI and the PKCE verifier of its request.
+ */
+import { recordAudit } from '../../../audit/audit.js';
+import type { AppContext } from '../../../context.js';
+import { hashSecret, mintSecret } from '../../../crypto/tokens.js';
+import { OAuthError } from '../../../errors.js';
+import { consumeCode, findCode } from '../../../storage/codes.repository.js';
+import { revokeGrants } from '../../../storage/grants.repository.js';
+import type { AuthorizationCode, Client } from '../../../storage/schema.js';
+import { insertTokenSet, touchLiveGrant } from '../../../storage/tokens.repository.js';
+import { verifyS256 } from '../../pkce.js';
+import { splitScope } from '../../scopes.js';
+import {
+  accessTokenRow,
+  refreshTokenRow,
+  type TokenOwner,
+  type TokenResponseBody,
+  tokenResponse,
+} from '../issue.js';
+import { checkResource, required, type TokenParams } from '../params.js';
+
+const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
+const RESTART = 'start a new authorization request';
+
+/** Every check that does not spend the code: a failed attempt leaves it to its rightful client. */
+function checkCode(ctx: AppContext, code: AuthorizationCode, client: Client, params: TokenParams): void {
+  // RFC 6749 §4.1.3: the code must have been issued to the authenticated (or identified) client.
+  if (code.client_id !== client.id) throw invalidGrant(`the code was issued to another client; ${RESTART}`);
+  if (code.expires_at <= ctx.now()) throw invalidGrant(`the code has expired; ${RESTART}`);
+  // RFC 6749 §4.1.3: redirect_uri must be identical to the authorization request's.
+  if (params.redirect_uri !== code.redirect_uri) {
+    throw invalidGrant(
+      'redirect_uri does not match the one of the authorization request; send the same value',
+    );
+  }
+  // RFC 7636 §4.6: a verifier that does not hash to the challenge is invalid_grant.
+  if (!verifyS256(params.code_verifier!, code.code_challenge)) {
+    throw invalidGrant('code_verifier does not match the code_challenge of the authorization request');
+  }
+  checkResource(params.resource, code.resource, ctx.config.issuer);
+}
+
+/** RFC 6749 §4.1.2: a code used twice is refused and every token issued from it is revoked. */
+async function replayed(ctx: AppContext, code: AuthorizationCode, ip: string): Promise<OAuthError> {
+  const now = ctx.now();
+  await revokeGrants(ctx.db, [code.grant_id], now);
+  await recordAudit(
+    ctx.db,
+    {
+      kind: 'code.replayed',
+      accountId: code.account_id,
+      clientId: code.client_id,
+      ip,
+      detail: { grant_id: code.grant_id },
+    },
+    now,
+  );
+  return invalidGrant(`the code was already used; every token issued from it is now revoked; ${RESTART}`);
+}
+
+export async function authorizationCodeGrant(
+  ctx: AppContext,
+  client: Client,
+  params: TokenParams,
+  ip: string,
+): Promise<TokenResponseBody> {
+  const hint = 'the authorization_code grant needs code, redirect_uri, client_id and code_verifier';
+  const codeValue = required(params.code, 'code', hint);
+  required(params.redirect_uri, 'redirect_uri', hint);
+  required(params.code_verifier, 'code_verifier', hint);
+  const codeHash = hashSecret(codeValue);
+  const code = await findCode(ctx.db, codeHash);
+  if (!code) throw invalidGrant(`the code is not known; ${RESTART}`);
+  if (code.consumed_at !== null) throw await replayed(ctx, code, ip);
+  checkCode(ctx, code, client, params);
+
+  const now = ctx.now();
+  const owner: TokenOwner = {
+    grantId: code.grant_id,
+    clientId: client.id,
+    accountId: code.account_id,
+    resource: code.resource,
+  };
+  const scopes = splitScope(code.scopes);
+  const access = mintSecret('accessToken');
+  const refresh = (JSON.parse(client.grant_types) as string[]).includes('refresh_token')
+    ? mintSecret('refreshToken')
+    : undefined;
+  const accessRow = accessTokenRow(ctx, owner, access, scopes, now);
+  // One transaction: consume, check the grant is live, write the tokens. A concurrent replay
+  // blocks on the code row until this commits, then revokes what was written here.
+  const outcome = await ctx.db.transaction().execute(async (trx) => {
+    if (!(await consumeCode(trx, codeHash, now))) return 'replayed' as const;
+    if (!(await touchLiveGrant(trx, code.grant_id, now))) return 'revoked' as const;
+    await insertTokenSet(trx, accessRow, refresh && refreshTokenRow(ctx, owner, refresh, scopes, now));
+    return 'issued' as const;
+  });
+  if (outcome === 'replayed') throw await replayed(ctx, code, ip);
+  if (outcome === 'revoked') throw invalidGrant(`the authorization was revoked; ${RESTART}`);
+
+  await recordAudit(
+    ctx.db,
+    {
+      kind: 'token.issued',
+      accountId: code.account_id,
+      clientId: client.id,
+      ip,
+      detail: { grant_id: code.grant_id, grant_type: 'authorization_code' },
+    },
+    now,
+  );
+  return tokenResponse(ctx, {
+    accessToken: access.value,
+    accessExpiresAt: accessRow.expires_at,
+    refreshToken: refresh?.value,
+    scopes,
+    owner,
+    authTime: code.auth_time,
+    nonce: code.nonce,
+    now,
+  });
+}

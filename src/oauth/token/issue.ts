@@ -1,0 +1,101 @@
+/**
+ * Building a token set: opaque access and refresh tokens (stored as hashes), the ID token when
+ * `openid` was granted, and the RFC 6749 §5.1 response body.
+ */
+import type { AppContext } from '../../context.js';
+import type { MintedSecret } from '../../crypto/tokens.js';
+import type { AccessToken, RefreshToken } from '../../storage/schema.js';
+import { signIdToken } from '../id-token.js';
+import { formatScope } from '../scopes.js';
+
+export interface TokenOwner {
+  readonly grantId: string;
+  readonly clientId: string;
+  readonly accountId: string;
+  readonly resource: string;
+}
+
+export function accessTokenRow(
+  ctx: Pick<AppContext, 'config'>,
+  owner: TokenOwner,
+  token: MintedSecret,
+  scopes: readonly string[],
+  now: number,
+): AccessToken {
+  return {
+    token_hash: token.hash,
+    grant_id: owner.grantId,
+    client_id: owner.clientId,
+    account_id: owner.accountId,
+    scopes: formatScope(scopes),
+    resource: owner.resource,
+    created_at: now,
+    expires_at: now + ctx.config.accessTokenTtl,
+    revoked_at: null,
+  };
+}
+
+export function refreshTokenRow(
+  ctx: Pick<AppContext, 'config'>,
+  owner: TokenOwner,
+  token: MintedSecret,
+  scopes: readonly string[],
+  now: number,
+): RefreshToken {
+  return {
+    token_hash: token.hash,
+    grant_id: owner.grantId,
+    client_id: owner.clientId,
+    account_id: owner.accountId,
+    scopes: formatScope(scopes),
+    resource: owner.resource,
+    created_at: now,
+    expires_at: now + ctx.config.refreshTokenTtl,
+    rotated_at: null,
+    revoked_at: null,
+  };
+}
+
+export interface TokenResponseBody {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token?: string;
+  scope: string;
+  id_token?: string;
+}
+
+export interface ResponseInput {
+  readonly accessToken: string;
+  readonly accessExpiresAt: number;
+  readonly refreshToken: string | undefined;
+  readonly scopes: readonly string[];
+  readonly owner: TokenOwner;
+  readonly authTime: number;
+  readonly nonce: string | null;
+  /** The moment the answer is computed for (one clock reading per request). */
+  readonly now: number;
+}
+
+export async function tokenResponse(
+  ctx: Pick<AppContext, 'config' | 'keys' | 'now'>,
+  input: ResponseInput,
+): Promise<TokenResponseBody> {
+  const body: TokenResponseBody = {
+    access_token: input.accessToken,
+    token_type: 'Bearer',
+    expires_in: Math.max(0, input.accessExpiresAt - input.now),
+    scope: formatScope(input.scopes),
+  };
+  if (input.refreshToken !== undefined) body.refresh_token = input.refreshToken;
+  // OIDC Core §3.1.3.3: an ID token accompanies tokens whose scope includes openid.
+  if (input.scopes.includes('openid')) {
+    body.id_token = await signIdToken(ctx, input.now, {
+      accountId: input.owner.accountId,
+      clientId: input.owner.clientId,
+      authTime: input.authTime,
+      nonce: input.nonce,
+    });
+  }
+  return body;
+}

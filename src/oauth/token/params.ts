@@ -1,0 +1,45 @@
+/**
+ * The token request's parameters (RFC 6749 §4.1.3, §6; RFC 7636 §4.5; RFC 8707 §2.2) and the
+ * checks two grants share.
+ */
+import { OAuthError } from '../../errors.js';
+import { resolveResource } from '../resource.js';
+
+export interface TokenParams {
+  readonly grant_type: string;
+  readonly code?: string;
+  readonly redirect_uri?: string;
+  readonly code_verifier?: string;
+  readonly client_id?: string;
+  readonly client_secret?: string;
+  readonly refresh_token?: string;
+  readonly scope?: string;
+  /** RFC 8707 allows the parameter more than once. */
+  readonly resource?: string | string[];
+}
+
+export function required(value: string | undefined, name: string, hint: string): string {
+  if (value === undefined || value === '') {
+    throw new OAuthError('invalid_request', `the parameter "${name}" is missing; ${hint}`);
+  }
+  return value;
+}
+
+/**
+ * RFC 8707 §2.2: a resource on the token request may repeat or narrow the authorized one, never
+ * change it. This server protects one resource, so every value must resolve to the bound one.
+ */
+export function checkResource(value: string | string[] | undefined, bound: string, issuer: string): void {
+  const values = value === undefined ? [] : typeof value === 'string' ? [value] : value;
+  for (const v of values) {
+    if (v === '') continue;
+    const resolved = resolveResource(v, issuer);
+    if ('error' in resolved) throw new OAuthError('invalid_target', resolved.error);
+    if (resolved.resource !== bound) {
+      throw new OAuthError(
+        'invalid_target',
+        `the grant is bound to the resource ${bound}; send that resource or leave it out`,
+      );
+    }
+  }
+}

@@ -1,0 +1,25 @@
+import type { Kysely } from 'kysely';
+import type { Database, RefreshToken } from './schema.js';
+
+export function findRefreshToken(db: Kysely<Database>, tokenHash: string): Promise<RefreshToken | undefined> {
+  return db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+/**
+ * Marks a live refresh token rotated, once (the atomic step of rotation). Undefined when another
+ * request rotated it first, or it is revoked.
+ */
+export function markRotated(
+  db: Kysely<Database>,
+  tokenHash: string,
+  now: number,
+): Promise<RefreshToken | undefined> {
+  return db
+    .updateTable('refresh_tokens')
+    .set({ rotated_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('rotated_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}

@@ -1,0 +1,95 @@
+/** The resource-server guard's rules beyond the generated matrix (SPEC §8, §10; RFC 6750). */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ALL_SCOPES, call, type Demo, seedDemo } from '../helpers/api.js';
+import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
+import { mintAccessToken } from '../helpers/tokens.js';
+
+for (const dialect of DIALECTS) {
+  describe(`resource-server guard [${dialect}]`, () => {
+    let t: TestApp;
+    let demo: Demo;
+    before(async () => {
+      t = await createTestApp(dialect);
+      demo = await seedDemo(t);
+    });
+    after(() => t.close());
+
+    it('a token in the query string is refused with 400, telling to use the header', async () => {
+      const res = await call(t, 'GET', `/api/v1/schools/demo/courses?access_token=${demo.ownerToken}`);
+      assert.equal(res.statusCode, 400);
+      assert.equal(res.json().error, 'invalid_request');
+      assert.match(res.json().error_description, /Authorization header/);
+    });
+
+    it('a token in a form body is refused with 400, telling to use the header', async () => {
+      const token = await mintAccessToken(t, { accountId: demo.accountId, scopes: ['account:write'] });
+      const res = await t.app.inject({
+        method: 'PATCH',
+        url: '/api/v1/account',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `access_token=${token}&name=X`,
+      });
+      assert.equal(res.statusCode, 400);
+      assert.match(res.json().error_description, /Authorization header/);
+    });
+
+    it('judges the token before the body: 401 and 403 come before 400', async () => {
+      const bad = await call(t, 'POST', '/api/v1/schools/demo/courses', {
+        token: 'sa_at_unknown',
+        body: { nonsense: true },
+      });
+      assert.equal(bad.statusCode, 401);
+      const noScope = await mintAccessToken(t, { accountId: demo.accountId, scopes: ['courses:read'] });
+      const lacking = await call(t, 'POST', '/api/v1/schools/demo/courses', {
+        token: noScope,
+        body: { nonsense: true },
+      });
+      assert.equal(lacking.statusCode, 403);
+      assert.equal(lacking.json().error, 'insufficient_scope');
+      const anonymous = await call(t, 'POST', '/api/v1/schools/demo/courses', { body: { nonsense: true } });
+      assert.equal(anonymous.statusCode, 403);
+      assert.equal(anonymous.headers['www-authenticate'], undefined);
+    });
+
+    it('a presented token is never downgraded to anonymous on a public operation', async () => {
+      const token = await mintAccessToken(t, { accountId: demo.accountId, scopes: ['posts:read'] });
+      const res = await call(t, 'GET', '/api/v1/schools/demo/courses', { token });
+      assert.equal(res.statusCode, 403);
+      assert.match(String(res.headers['www-authenticate']), /scope="courses:read"/);
+    });
+
+    it('a disabled account’s token is refused even if not yet revoked', async () => {
+      const token = await mintAccessToken(t, { accountId: demo.accountId, scopes: ALL_SCOPES });
+      await t.ctx.db.updateTable('accounts').set({ disabled: 1 }).where('id', '=', demo.accountId).execute();
+      try {
+        const res = await call(t, 'GET', '/api/v1/account', { token });
+        assert.equal(res.statusCode, 401);
+        assert.match(String(res.headers['www-authenticate']), /error="invalid_token"/);
+      } finally {
+        await t.ctx.db
+          .updateTable('accounts')
+          .set({ disabled: 0 })
+          .where('id', '=', demo.accountId)
+          .execute();
+      }
+    });
+
+    it('a token expires exactly at its expiry time', async () => {
+      const token = await mintAccessToken(t, {
+        accountId: demo.accountId,
+        scopes: ['account:read'],
+        ttl: 30,
+      });
+      assert.equal((await call(t, 'GET', '/api/v1/account', { token })).statusCode, 200);
+      t.clock.advance(30);
+      assert.equal((await call(t, 'GET', '/api/v1/account', { token })).statusCode, 401);
+    });
+
+    it('unknown routes under /api/v1 answer a JSON 404', async () => {
+      const res = await call(t, 'GET', '/api/v1/schools/demo/nothing-here', { token: demo.ownerToken });
+      assert.equal(res.statusCode, 404);
+      assert.equal(res.json().error, 'not_found');
+    });
+  });
+}

@@ -1,0 +1,213 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { hashSecret } from '../../src/crypto/tokens.js';
+import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
+import {
+  createPerson,
+  errorOf,
+  type RegisteredClient,
+  refresh,
+  register,
+  registerConfidential,
+  type TokenResponse,
+  tokensFor,
+} from '../helpers/oauth.js';
+
+for (const dialect of DIALECTS) {
+  describe(`token endpoint: refresh_token grant [${dialect}]`, () => {
+    let t: TestApp;
+    let pub: RegisteredClient;
+    let conf: RegisteredClient;
+    let person: Awaited<ReturnType<typeof createPerson>>;
+    before(async () => {
+      t = await createTestApp(dialect);
+      pub = await register(t);
+      conf = await registerConfidential(t);
+      person = await createPerson(t);
+    });
+    after(() => t.close());
+
+    const isRevoked = async (table: 'access_tokens' | 'refresh_tokens', token: string) => {
+      const row = await t.ctx.db
+        .selectFrom(table)
+        .select('revoked_at')
+        .where('token_hash', '=', hashSecret(token))
+        .executeTakeFirstOrThrow();
+      return row.revoked_at !== null;
+    };
+
+    it('rotates the refresh token on every use and answers a new pair with no-store', async () => {
+      const first = await tokensFor(t, pub, person);
+      const res = await refresh(t, pub, first.refresh_token);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.headers['cache-control'], 'no-store');
+      const next = res.json() as TokenResponse;
+      assert.notEqual(next.refresh_token, first.refresh_token);
+      assert.notEqual(next.access_token, first.access_token);
+      assert.match(next.refresh_token, /^sa_rt_/);
+      assert.match(next.access_token, /^sa_at_/);
+      assert.equal(next.token_type, 'Bearer');
+      assert.equal(next.scope, first.scope);
+      assert.equal(next.expires_in, t.config.accessTokenTtl);
+      assert.ok(next.id_token, 'openid granted: a refreshed ID token');
+      const payload = JSON.parse(Buffer.from(next.id_token.split('.')[1]!, 'base64url').toString());
+      assert.equal(payload.sub, person.id);
+      assert.equal(payload.nonce, undefined, 'OIDC Core §12.2: no nonce on refresh');
+      const third = await refresh(t, pub, next.refresh_token);
+      assert.equal(third.statusCode, 200);
+    });
+
+    it('a confidential client refreshes with its secret; without it 401 invalid_client', async () => {
+      const first = await tokensFor(t, conf, person);
+      assert.deepEqual(errorOf(await refresh(t, conf, first.refresh_token, { client_secret: undefined })), {
+        status: 401,
+        error: 'invalid_client',
+      });
+      assert.equal((await refresh(t, conf, first.refresh_token)).statusCode, 200);
+    });
+
+    it('may narrow the scope: the access token narrows, the next refresh token keeps the grant', async () => {
+      const first = await tokensFor(t, pub, person);
+      const narrowed = (
+        await refresh(t, pub, first.refresh_token, { scope: 'courses:read' })
+      ).json() as TokenResponse;
+      assert.equal(narrowed.scope, 'courses:read');
+      assert.equal(narrowed.id_token, undefined);
+      const again = (await refresh(t, pub, narrowed.refresh_token)).json() as TokenResponse;
+      assert.equal(
+        again.scope,
+        'openid profile email courses:read',
+        'RFC 6749 §6: refresh token scope unchanged',
+      );
+    });
+
+    it('a repeat inside the grace window answers the same new pair', async () => {
+      const first = await tokensFor(t, pub, person);
+      const a = (await refresh(t, pub, first.refresh_token)).json() as TokenResponse;
+      // Two seconds short of the window's end: the test clock follows real time too.
+      t.clock.advance(t.config.refreshGrace - 2);
+      const b = (await refresh(t, pub, first.refresh_token)).json() as TokenResponse;
+      assert.equal(b.access_token, a.access_token);
+      assert.equal(b.refresh_token, a.refresh_token);
+      assert.ok(b.expires_in <= t.config.accessTokenTtl - t.config.refreshGrace + 2);
+      assert.ok(b.expires_in >= t.config.accessTokenTtl - t.config.refreshGrace);
+      assert.equal(await isRevoked('refresh_tokens', a.refresh_token), false);
+    });
+
+    it('reuse after the grace window is invalid_grant and revokes the whole family', async () => {
+      const first = await tokensFor(t, pub, person);
+      const second = (await refresh(t, pub, first.refresh_token)).json() as TokenResponse;
+      const third = (await refresh(t, pub, second.refresh_token)).json() as TokenResponse;
+      t.clock.advance(t.config.refreshGrace + 1);
+      assert.deepEqual(errorOf(await refresh(t, pub, first.refresh_token)), {
+        status: 400,
+        error: 'invalid_grant',
+      });
+      for (const pair of [first, second, third]) {
+        assert.equal(await isRevoked('access_tokens', pair.access_token), true);
+        assert.equal(await isRevoked('refresh_tokens', pair.refresh_token), true);
+      }
+      assert.deepEqual(errorOf(await refresh(t, pub, third.refresh_token)), {
+        status: 400,
+        error: 'invalid_grant',
+      });
+      const audit = await t.ctx.db
+        .selectFrom('audit_events')
+        .select('kind')
+        .where('kind', '=', 'refresh.reused')
+        .execute();
+      assert.ok(audit.length >= 1);
+    });
+
+    it('concurrent refreshes of one token inside the window all answer the same new pair', async () => {
+      const first = await tokensFor(t, pub, person);
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => refresh(t, pub, first.refresh_token)),
+      );
+      const bodies = answers.map((r) => {
+        assert.equal(r.statusCode, 200, r.body);
+        return r.json() as TokenResponse;
+      });
+      assert.equal(new Set(bodies.map((b) => b.refresh_token)).size, 1);
+      assert.equal(new Set(bodies.map((b) => b.access_token)).size, 1);
+      const family = await t.ctx.db
+        .selectFrom('refresh_tokens')
+        .select('token_hash')
+        .where(
+          'grant_id',
+          '=',
+          (
+            await t.ctx.db
+              .selectFrom('refresh_tokens')
+              .select('grant_id')
+              .where('token_hash', '=', hashSecret(first.refresh_token))
+              .executeTakeFirstOrThrow()
+          ).grant_id,
+        )
+        .execute();
+      assert.equal(family.length, 2, 'exactly one successor was written');
+    });
+
+    it('scope widening is invalid_scope; an unknown scope too', async () => {
+      const first = await tokensFor(t, pub, person, { scopes: ['openid', 'courses:read'] });
+      for (const scope of ['openid courses:write', 'admin']) {
+        assert.deepEqual(errorOf(await refresh(t, pub, first.refresh_token, { scope })), {
+          status: 400,
+          error: 'invalid_scope',
+        });
+      }
+      assert.equal(
+        (await refresh(t, pub, first.refresh_token)).statusCode,
+        200,
+        'a refused request does not spend the token',
+      );
+    });
+
+    const rows: ReadonlyArray<
+      [name: string, extra: Record<string, string | string[] | undefined>, status: number, error: string]
+    > = [
+      ['missing refresh_token', { refresh_token: undefined }, 400, 'invalid_request'],
+      ['unknown refresh_token', { refresh_token: 'sa_rt_unknown' }, 400, 'invalid_grant'],
+      ['an access token as refresh_token', { refresh_token: 'ACCESS' }, 400, 'invalid_grant'],
+      ['a resource other than the bound one', { resource: 'https://api.example.com' }, 400, 'invalid_target'],
+      ['repeated refresh_token', { refresh_token: ['a', 'b'] }, 400, 'invalid_request'],
+      ['missing client_id', { client_id: undefined }, 401, 'invalid_client'],
+    ];
+    for (const [name, extra, status, error] of rows) {
+      it(`${name} → ${status} ${error}`, async () => {
+        const first = await tokensFor(t, pub, person);
+        const patched = Object.fromEntries(
+          Object.entries(extra).map(([k, v]) => [k, v === 'ACCESS' ? first.access_token : v]),
+        );
+        const res = await refresh(t, pub, first.refresh_token, patched);
+        assert.deepEqual(errorOf(res), { status, error });
+      });
+    }
+
+    it('a refresh token of another client is invalid_grant', async () => {
+      const first = await tokensFor(t, pub, person);
+      const other = await register(t);
+      assert.deepEqual(errorOf(await refresh(t, other, first.refresh_token)), {
+        status: 400,
+        error: 'invalid_grant',
+      });
+    });
+
+    it('an idle-expired refresh token is invalid_grant', async () => {
+      const first = await tokensFor(t, pub, person);
+      t.clock.advance(t.config.refreshTokenTtl);
+      assert.deepEqual(errorOf(await refresh(t, pub, first.refresh_token)), {
+        status: 400,
+        error: 'invalid_grant',
+      });
+    });
+
+    it('the resource binding may be repeated on refresh', async () => {
+      const first = await tokensFor(t, pub, person);
+      assert.equal(
+        (await refresh(t, pub, first.refresh_token, { resource: t.config.issuer })).statusCode,
+        200,
+      );
+    });
+  });
+}

@@ -12,7 +12,7 @@ import { authMdRoute } from './docs/auth-md.js';
 import { openApiRoute, registerOpenApi } from './docs/openapi.js';
 import { installErrorHandlers } from './error-handler.js';
 import { healthRoutes } from './health.js';
-import { loggerOptions } from './logging.js';
+import { loggerOptions, RequestLogController } from './logging.js';
 import { authorizeRoutes } from './oauth/authorize/endpoint.js';
 import { discoveryRoutes } from './oauth/discovery.js';
 import { introspectRoutes } from './oauth/introspect.js';
@@ -69,6 +69,7 @@ function buildFastify(ctx: AppContext, options: AppOptions): FastifyInstance {
   const logger = loggerOptions(ctx.config.logLevel);
   return Fastify({
     logger: options.logStream ? { ...logger, stream: options.logStream } : logger,
+    logController: new RequestLogController(),
     // Fastify accepts a hop count too; its type omits it.
     trustProxy: ctx.config.trustProxy as boolean | string,
     bodyLimit: 64 * 1024,

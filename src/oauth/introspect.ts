@@ -1,0 +1,124 @@
+/**
+ * POST /api/oauth/introspect — token introspection (RFC 7662): a client learns about the tokens
+ * issued to it (public clients identify with client_id, confidential ones authenticate with their
+ * secret). Anything else — unknown, expired, revoked, rotated, another client's — is
+ * `{"active": false}` (§2.2), so the answer reveals nothing about tokens of others.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import { hashSecret } from '../crypto/tokens.js';
+import { findAccountById } from '../storage/accounts.repository.js';
+import { findRefreshToken } from '../storage/refresh-tokens.repository.js';
+import type { AccessToken, Client, RefreshToken } from '../storage/schema.js';
+import { findAccessTokenByHash } from '../storage/tokens.repository.js';
+import { authenticateClient } from './client-auth.js';
+import { PATHS } from './discovery.js';
+import { authorizationHeader, oauthFormErrorHandler, param, requireForm } from './form-request.js';
+import { TokenLookupBody, type TokenLookupParams } from './revoke.js';
+import { required } from './token/params.js';
+import { NO_STORE, OAuthErrorBody } from './wire-schemas.js';
+
+const IntrospectionResponse = Type.Object({
+  active: Type.Boolean(),
+  scope: Type.Optional(Type.String()),
+  client_id: Type.Optional(Type.String()),
+  sub: Type.Optional(Type.String({ description: 'The person the token acts for' })),
+  aud: Type.Optional(Type.String({ description: 'The resource the token is bound to (RFC 8707)' })),
+  iss: Type.Optional(Type.String()),
+  exp: Type.Optional(Type.Integer()),
+  iat: Type.Optional(Type.Integer()),
+  token_type: Type.Optional(Type.String({ description: '"Bearer" (access token) or "refresh_token"' })),
+});
+
+export type Introspection =
+  | { active: false }
+  | {
+      active: true;
+      scope: string;
+      client_id: string;
+      sub: string;
+      aud: string;
+      iss: string;
+      exp: number;
+      iat: number;
+      token_type: 'Bearer' | 'refresh_token';
+    };
+
+const INACTIVE: Introspection = { active: false };
+
+/** Whether a token row is live for this client at `now` (pure). */
+export function isLive(row: AccessToken | RefreshToken, clientId: string, now: number): boolean {
+  if (row.client_id !== clientId || row.revoked_at !== null || row.expires_at <= now) return false;
+  // A rotated refresh token has been replaced by its successor (a repeat inside the grace window
+  // still answers that successor, but the token itself no longer stands for the grant).
+  return !('rotated_at' in row) || row.rotated_at === null;
+}
+
+async function lookup(ctx: AppContext, token: string, hint: string | undefined) {
+  const hash = hashSecret(token);
+  const access = async () => {
+    const row = await findAccessTokenByHash(ctx.db, hash);
+    return row && { row, tokenType: 'Bearer' as const };
+  };
+  const refresh = async () => {
+    const row = await findRefreshToken(ctx.db, hash);
+    return row && { row, tokenType: 'refresh_token' as const };
+  };
+  // RFC 7662 §2.1: the hint only orders the search.
+  return hint === 'refresh_token'
+    ? ((await refresh()) ?? (await access()))
+    : ((await access()) ?? (await refresh()));
+}
+
+async function introspect(
+  ctx: AppContext,
+  client: Client,
+  token: string,
+  hint: string | undefined,
+): Promise<Introspection> {
+  const found = await lookup(ctx, token, hint);
+  const now = ctx.now();
+  if (!found || !isLive(found.row, client.id, now)) return INACTIVE;
+  const account = await findAccountById(ctx.db, found.row.account_id);
+  if (account?.disabled !== 0) return INACTIVE;
+  return {
+    active: true,
+    scope: found.row.scopes,
+    client_id: found.row.client_id,
+    sub: found.row.account_id,
+    // SPEC §10: aud is always shown: the RFC 8707 resource, the issuer when none was asked for.
+    aud: found.row.resource,
+    iss: ctx.config.issuer,
+    exp: found.row.expires_at,
+    iat: found.row.created_at,
+    token_type: found.tokenType,
+  };
+}
+
+export async function introspectRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.post<{ Body: TokenLookupParams }>(
+    PATHS.introspection,
+    {
+      errorHandler: oauthFormErrorHandler,
+      preValidation: requireForm,
+      schema: {
+        tags: ['oauth'],
+        summary: 'Introspect a token issued to the calling client (RFC 7662)',
+        consumes: ['application/x-www-form-urlencoded'],
+        body: TokenLookupBody,
+        response: { 200: IntrospectionResponse, 400: OAuthErrorBody, 401: OAuthErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const client = await authenticateClient(ctx, {
+        clientId: param(request.body.client_id),
+        clientSecret: param(request.body.client_secret),
+        authorization: authorizationHeader(request),
+      });
+      const token = required(param(request.body.token), 'token', 'send the token to introspect');
+      const answer = await introspect(ctx, client, token, param(request.body.token_type_hint));
+      return reply.headers(NO_STORE).send(answer);
+    },
+  );
+}

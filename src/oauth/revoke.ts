@@ -1,0 +1,120 @@
+/**
+ * POST /api/oauth/revoke — token revocation (RFC 7009): authenticate the client → find the token
+ * among its own → revoke → 200. Unknown tokens, and tokens of other clients, also answer 200
+ * (RFC 7009 §2.2; SPEC §7), so the endpoint reveals nothing about tokens it was not given.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { recordAudit } from '../audit/audit.js';
+import type { AppContext } from '../context.js';
+import { hashSecret } from '../crypto/tokens.js';
+import { revokeGrants } from '../storage/grants.repository.js';
+import { findRefreshToken } from '../storage/refresh-tokens.repository.js';
+import type { Client } from '../storage/schema.js';
+import { findAccessTokenByHash, revokeAccessToken } from '../storage/tokens.repository.js';
+import { authenticateClient } from './client-auth.js';
+import { PATHS } from './discovery.js';
+import { authorizationHeader, oauthFormErrorHandler, param, requireForm } from './form-request.js';
+import { required } from './token/params.js';
+import { OAuthErrorBody } from './wire-schemas.js';
+
+export interface TokenLookupParams {
+  readonly token: string;
+  readonly token_type_hint?: string;
+  readonly client_id?: string;
+  readonly client_secret?: string;
+}
+
+export const TokenLookupBody = Type.Object(
+  {
+    token: Type.String({ description: 'The access or refresh token' }),
+    token_type_hint: Type.Optional(
+      Type.String({ description: '"access_token" or "refresh_token" (optional)' }),
+    ),
+    client_id: Type.Optional(Type.String({ description: 'The client identifier' })),
+    client_secret: Type.Optional(Type.String({ description: 'Confidential clients (client_secret_post)' })),
+  },
+  { additionalProperties: true },
+);
+
+type Revoked = { kind: 'access' | 'refresh'; grantId: string; accountId: string } | undefined;
+
+/**
+ * Revokes a refresh token's whole grant (SPEC §7: its access tokens too) or one access token.
+ * The hint only orders the search (RFC 7009 §2.1).
+ */
+async function revokeOwnToken(
+  ctx: AppContext,
+  client: Client,
+  token: string,
+  hint: string | undefined,
+): Promise<Revoked> {
+  const hash = hashSecret(token);
+  const now = ctx.now();
+  const tryRefresh = async (): Promise<Revoked> => {
+    const row = await findRefreshToken(ctx.db, hash);
+    if (!row || row.client_id !== client.id) return undefined;
+    await revokeGrants(ctx.db, [row.grant_id], now);
+    return { kind: 'refresh', grantId: row.grant_id, accountId: row.account_id };
+  };
+  const tryAccess = async (): Promise<Revoked> => {
+    const row = await findAccessTokenByHash(ctx.db, hash);
+    if (!row || !(await revokeAccessToken(ctx.db, hash, client.id, now))) return undefined;
+    return { kind: 'access', grantId: row.grant_id, accountId: row.account_id };
+  };
+  const order = hint === 'refresh_token' ? [tryRefresh, tryAccess] : [tryAccess, tryRefresh];
+  for (const attempt of order) {
+    const revoked = await attempt();
+    if (revoked) return revoked;
+  }
+  return undefined;
+}
+
+export async function revokeRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.post<{ Body: TokenLookupParams }>(
+    PATHS.revocation,
+    {
+      errorHandler: oauthFormErrorHandler,
+      preValidation: requireForm,
+      schema: {
+        tags: ['oauth'],
+        summary:
+          'Revoke an access or refresh token (RFC 7009); revoking a refresh token ends its authorization',
+        consumes: ['application/x-www-form-urlencoded'],
+        body: TokenLookupBody,
+        response: {
+          200: { description: 'Revoked, or not a token of this client (the body is empty)', type: 'null' },
+          400: OAuthErrorBody,
+          401: OAuthErrorBody,
+        },
+      },
+    },
+    async (request, reply) => {
+      const client = await authenticateClient(ctx, {
+        clientId: param(request.body.client_id),
+        clientSecret: param(request.body.client_secret),
+        authorization: authorizationHeader(request),
+      });
+      const token = required(
+        param(request.body.token),
+        'token',
+        'send the access or refresh token to revoke',
+      );
+      const revoked = await revokeOwnToken(ctx, client, token, param(request.body.token_type_hint));
+      if (revoked) {
+        await recordAudit(
+          ctx.db,
+          {
+            kind: 'token.revoked',
+            accountId: revoked.accountId,
+            clientId: client.id,
+            ip: request.ip,
+            detail: { token_type: revoked.kind, grant_id: revoked.grantId },
+          },
+          ctx.now(),
+        );
+      }
+      return reply.code(200).header('cache-control', 'no-store').send();
+    },
+  );
+}

@@ -1,0 +1,108 @@
+/**
+ * GET/POST /api/oauth/userinfo (OIDC Core §5.3): the claims of the person an access token acts
+ * for, by granted scope (§5.4): `sub` always; `profile` → name, preferred_username, locale,
+ * updated_at; `email` → email, email_verified. Needs `openid`.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import { OAuthError } from '../errors.js';
+import {
+  authenticateAccessToken,
+  bearerChallenge,
+  insufficientScope,
+  invalidToken,
+  readAuthorizationHeader,
+} from '../resource-server/bearer.js';
+import { findAccountById } from '../storage/accounts.repository.js';
+import type { AccessToken, Account } from '../storage/schema.js';
+import { PATHS } from './discovery.js';
+import { splitScope } from './scopes.js';
+import { NO_STORE, OAuthErrorBody } from './wire-schemas.js';
+
+const UserInfo = Type.Object({
+  sub: Type.String({ description: 'The person’s stable identifier' }),
+  name: Type.Optional(Type.String({ description: 'profile scope' })),
+  preferred_username: Type.Optional(
+    Type.String({ description: 'profile scope: the local part of the email' }),
+  ),
+  locale: Type.Optional(Type.String({ description: 'profile scope' })),
+  updated_at: Type.Optional(Type.Integer({ description: 'profile scope: epoch seconds' })),
+  email: Type.Optional(Type.String({ description: 'email scope' })),
+  email_verified: Type.Optional(Type.Boolean({ description: 'email scope' })),
+});
+
+export type UserInfoClaims = Record<string, string | number | boolean>;
+
+/** Claims by scope (OIDC Core §5.4); pure. */
+export function claimsFor(account: Account, scopes: readonly string[]): UserInfoClaims {
+  const claims: UserInfoClaims = { sub: account.id };
+  if (scopes.includes('profile')) {
+    claims.name = account.name;
+    claims.preferred_username = account.email.split('@')[0]!;
+    claims.locale = account.locale;
+    claims.updated_at = account.updated_at;
+  }
+  if (scopes.includes('email')) {
+    claims.email = account.email;
+    // Accounts are created by operators; nobody proved control of the address by a link.
+    claims.email_verified = false;
+  }
+  return claims;
+}
+
+/** The token of a UserInfo request, judged; 401 with a resource-metadata challenge otherwise. */
+async function bearerToken(
+  ctx: AppContext,
+  authorization: string | string[] | undefined,
+): Promise<AccessToken> {
+  const { issuer } = ctx.config;
+  const header = readAuthorizationHeader(authorization);
+  if (header.kind === 'none') {
+    // RFC 6750 §3.1: no error code in the challenge when no credentials were sent (SPEC §10).
+    throw new OAuthError(
+      'invalid_token',
+      'UserInfo needs an access token with the openid scope; send "Authorization: Bearer <access token>"',
+      401,
+      { 'www-authenticate': bearerChallenge(issuer) },
+    );
+  }
+  if (header.kind === 'malformed') {
+    throw invalidToken(issuer, 'the Authorization header must be "Bearer <access token>"');
+  }
+  return authenticateAccessToken(ctx, header.token);
+}
+
+export async function userinfoRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.decorateRequest('userinfoToken', null);
+  app.route({
+    method: ['GET', 'POST'],
+    url: PATHS.userinfo,
+    schema: {
+      tags: ['oauth'],
+      summary: 'Claims about the signed-in person (OpenID Connect UserInfo)',
+      security: [{ oauth2: ['openid'] }, { oauth2: ['openid', 'profile'] }, { oauth2: ['openid', 'email'] }],
+      response: { 200: UserInfo, 401: OAuthErrorBody, 403: OAuthErrorBody },
+    },
+    // The token is judged before any body is read (SPEC §10: 401/403 before 400).
+    onRequest: async (request) => {
+      const token = await bearerToken(ctx, request.headers.authorization);
+      const scopes = splitScope(token.scopes);
+      if (!scopes.includes('openid')) throw insufficientScope(ctx.config.issuer, 'openid');
+      request.userinfoToken = token;
+    },
+    handler: async (request, reply) => {
+      const token = request.userinfoToken!;
+      const account = await findAccountById(ctx.db, token.account_id);
+      if (!account)
+        throw invalidToken(ctx.config.issuer, 'the account this access token acts for no longer exists');
+      return reply.headers(NO_STORE).send(claimsFor(account, splitScope(token.scopes)));
+    },
+  });
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    userinfoToken: AccessToken | null;
+  }
+}

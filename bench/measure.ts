@@ -85,10 +85,13 @@ export async function measureScenario(
   for (let i = 0; i < settings.runs; i++) {
     const before = cpuSecondsOf(server.pid) ?? 0;
     const m = await load(settings.duration);
-    cpu += ((cpuSecondsOf(server.pid) ?? 0) - before) / m.seconds;
+    const used = (cpuSecondsOf(server.pid) ?? 0) - before;
+    cpu += used / m.seconds;
     runs.push(m);
+    // CPU time per answer is far less disturbed by other work on the machine than req/s.
+    const perRequest = Math.round((used / Math.max(1, m.ok + m.nonOk)) * 1e6);
     settings.log(
-      `  ${fixture.target.name} ${scenario.name} c=${connections} run ${i + 1}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms` +
+      `  ${fixture.target.name} ${scenario.name} c=${connections} run ${i + 1}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, server ${Math.round((used / m.seconds) * 100)}% CPU, ${perRequest} µs CPU/req` +
         (m.nonOk ? `, ${m.nonOk} non-2xx ${JSON.stringify(m.statusCodes)}` : '') +
         (m.exhausted ? ', pool exhausted' : ''),
     );
@@ -118,9 +121,13 @@ export async function measureBaseline(
   for (let i = 0; i < settings.runs; i++) {
     const before = cpuSecondsOf(pid) ?? 0;
     const m = await runLoad({ baseUrl, connections, seconds: settings.duration, plan });
-    cpu += ((cpuSecondsOf(pid) ?? 0) - before) / m.seconds;
+    const used = (cpuSecondsOf(pid) ?? 0) - before;
+    cpu += used / m.seconds;
     runs.push(m);
-    settings.log(`  bare-fastify c=${connections} run ${i + 1}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms`);
+    const perRequest = Math.round((used / Math.max(1, m.ok + m.nonOk)) * 1e6);
+    settings.log(
+      `  bare-fastify c=${connections} run ${i + 1}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, server ${Math.round((used / m.seconds) * 100)}% CPU, ${perRequest} µs CPU/req`,
+    );
   }
   return {
     scenario: 'baseline',

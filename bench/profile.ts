@@ -46,7 +46,8 @@ function tally(profile: CpuProfile): { byOwner: Map<string, number>; byFunction:
     if (!count) continue;
     const { functionName, url, lineNumber } = node.callFrame;
     const owner = ownerOf(url);
-    byOwner.set(owner.startsWith('schoolauth') ? 'schoolauth' : owner, (byOwner.get(owner) ?? 0) + count);
+    const group = owner.startsWith('schoolauth') ? 'schoolauth' : owner;
+    byOwner.set(group, (byOwner.get(group) ?? 0) + count);
     const name = `${functionName || '(anonymous)'} ${owner}:${lineNumber + 1}`;
     byFunction.set(name, (byFunction.get(name) ?? 0) + count);
   }
@@ -85,10 +86,16 @@ async function main(): Promise<void> {
   if (!file) throw new Error(`no profile written in ${dir}`);
   const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
   const { byOwner, byFunction } = tally(profile);
-  const total = profile.samples.length;
+  // Percentages of busy time: idle samples (waiting for the load generator, start-up pauses) are left out.
+  const idleKey = [...byFunction.keys()].find((name) => name.startsWith('(idle) '));
+  const idle = idleKey ? byFunction.get(idleKey)! : 0;
+  if (idleKey) byFunction.delete(idleKey);
+  byOwner.set('(native / gc / idle)', (byOwner.get('(native / gc / idle)') ?? 0) - idle);
+  const total = profile.samples.length - idle;
   process.stdout.write(
     [
       `${scenario.name}: ${Math.round(m.rps)} req/s under the profiler, ${connections} connections, ${seconds} s; profile ${join(dir, file)}`,
+      `idle ${((idle / profile.samples.length) * 100).toFixed(1)}% of samples (start-up, fixtures, waiting); shares below are of busy time`,
       '',
       'Self time by owner:',
       ...top(byOwner, total, 15),

@@ -8,10 +8,11 @@ import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { apiRoutes } from './api/index.js';
 import type { AppContext } from './context.js';
+import { authMdRoute } from './docs/auth-md.js';
 import { openApiRoute, registerOpenApi } from './docs/openapi.js';
 import { installErrorHandlers } from './error-handler.js';
 import { healthRoutes } from './health.js';
-import { loggerOptions } from './logging.js';
+import { loggerOptions, RequestLogController } from './logging.js';
 import { authorizeRoutes } from './oauth/authorize/endpoint.js';
 import { discoveryRoutes } from './oauth/discovery.js';
 import { introspectRoutes } from './oauth/introspect.js';
@@ -59,6 +60,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   await app.register(async (scope) => introspectRoutes(scope, ctx));
   await app.register(async (scope) => apiRoutes(scope, ctx));
   await app.register(openApiRoute);
+  await app.register(async (scope) => authMdRoute(scope, ctx));
   await app.register(async (scope) => metricsRoute(scope, ctx));
   return app;
 }
@@ -67,6 +69,7 @@ function buildFastify(ctx: AppContext, options: AppOptions): FastifyInstance {
   const logger = loggerOptions(ctx.config.logLevel);
   return Fastify({
     logger: options.logStream ? { ...logger, stream: options.logStream } : logger,
+    logController: new RequestLogController(),
     // Fastify accepts a hop count too; its type omits it.
     trustProxy: ctx.config.trustProxy as boolean | string,
     bodyLimit: 64 * 1024,

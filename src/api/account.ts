@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { Principal } from '../resource-server/principal.js';
-import { findAccountById, membershipsOf, updateAccount } from '../storage/accounts.repository.js';
+import { updateAccount } from '../storage/accounts.repository.js';
 import { isoTime } from './codec.js';
 
 const accountSchema = Type.Object(
@@ -45,10 +45,27 @@ function personOf(request: FastifyRequest): Extract<Principal, { kind: 'person' 
   return request.principal as Extract<Principal, { kind: 'person' }>;
 }
 
+/** The account and its memberships in one query (this is the benchmarked protected GET). */
 async function readAccount(ctx: AppContext, accountId: string) {
-  const account = await findAccountById(ctx.db, accountId);
+  const rows = await ctx.db
+    .selectFrom('accounts')
+    .leftJoin('memberships', 'memberships.account_id', 'accounts.id')
+    .leftJoin('schools', 'schools.id', 'memberships.school_id')
+    .select([
+      'accounts.id',
+      'accounts.email',
+      'accounts.name',
+      'accounts.locale',
+      'accounts.created_at',
+      'accounts.updated_at',
+    ])
+    .select(['schools.id as school_id', 'schools.slug', 'schools.name as school_name', 'memberships.role'])
+    .where('accounts.id', '=', accountId)
+    .orderBy('schools.slug')
+    .execute();
+  const account = rows[0];
   if (!account) throw notFound('account');
-  const memberships = await membershipsOf(ctx.db, accountId);
+  const memberships = rows.filter((r) => r.slug !== null && r.school_id !== null);
   return {
     id: account.id,
     email: account.email,
@@ -57,7 +74,7 @@ async function readAccount(ctx: AppContext, accountId: string) {
     memberships: memberships.map((m) => ({
       school: m.slug,
       school_id: m.school_id,
-      name: m.name,
+      name: m.school_name,
       role: m.role,
     })),
     created_at: isoTime(account.created_at),

@@ -75,6 +75,14 @@ export function updateBodySchema(def: FamilyDefinition): TSchema {
   });
 }
 
+/** What an item looks like on the wire, from the field examples. */
+function exampleItem(def: FamilyDefinition): Record<string, unknown> {
+  const item: Record<string, unknown> = { id: `${def.idPrefix}_0mwsdhf7d0000a1b2c3d4e5f6` };
+  if (def.parent) item[def.parent.column] = `${def.parent.family.idPrefix}_0mwsdhf2a0000f6e5d4c3b2a1`;
+  Object.assign(item, exampleBody(def));
+  return { ...item, created_at: '2026-11-22T21:00:00.000Z', updated_at: '2026-11-22T21:00:00.000Z' };
+}
+
 const timestamp = (description: string) => Type.String({ format: 'date-time', description });
 
 export function itemSchema(def: FamilyDefinition): TSchema {
@@ -89,16 +97,19 @@ export function itemSchema(def: FamilyDefinition): TSchema {
   }
   properties.created_at = timestamp('When it was created');
   properties.updated_at = timestamp('When it last changed');
-  return Type.Object(properties, { description: `A ${def.singular}` });
+  return Type.Object(properties, { description: `A ${def.singular}`, examples: [exampleItem(def)] });
 }
 
 export function pageSchema(def: FamilyDefinition): TSchema {
-  return Type.Object({
-    items: Type.Array(itemSchema(def)),
-    next_cursor: Type.Union([Type.String(), Type.Null()], {
-      description: 'Pass as `cursor` to get the next page; null on the last page',
-    }),
-  });
+  return Type.Object(
+    {
+      items: Type.Array(itemSchema(def)),
+      next_cursor: Type.Union([Type.String(), Type.Null()], {
+        description: 'Pass as `cursor` to get the next page; null on the last page',
+      }),
+    },
+    { description: `A page of ${def.plural}` },
+  );
 }
 
 export const listQuerySchema = Type.Object(

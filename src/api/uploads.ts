@@ -14,7 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { isoTime, newId } from './codec.js';
-import { schoolParam } from './schemas.js';
+import { errorSchema, schoolParam } from './schemas.js';
 import { loadSchool, requireWrite } from './school-access.js';
 
 const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
@@ -29,14 +29,17 @@ export function safeFilename(name: string | undefined): string {
   return cleaned || 'file';
 }
 
-const uploadSchema = Type.Object({
-  id: Type.String(),
-  url: Type.String({ format: 'uri', description: 'Where the file is served (no token needed)' }),
-  filename: Type.String(),
-  content_type: Type.String(),
-  size: Type.Integer({ minimum: 0 }),
-  created_at: Type.String({ format: 'date-time' }),
-});
+const uploadSchema = Type.Object(
+  {
+    id: Type.String(),
+    url: Type.String({ format: 'uri', description: 'Where the file is served (no token needed)' }),
+    filename: Type.String(),
+    content_type: Type.String(),
+    size: Type.Integer({ minimum: 0 }),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { description: 'The stored file' },
+);
 
 const tooLarge = (max: number) =>
   new ApiError('payload_too_large', `the file is larger than ${max} bytes; send a smaller file`, 413);
@@ -61,7 +64,14 @@ export async function uploadRoutes(app: FastifyInstance, ctx: AppContext): Promi
         { file: Type.String({ format: 'binary', description: 'The file' }) },
         { required: ['file'] },
       ),
-      response: { 201: uploadSchema },
+      response: {
+        201: uploadSchema,
+        413: {
+          ...errorSchema,
+          description: 'The file is larger than UPLOAD_MAX_BYTES (`payload_too_large`)',
+        },
+        415: { ...errorSchema, description: 'Not multipart/form-data (`unsupported_media_type`)' },
+      },
     },
     handler: async (request, reply) => {
       const access = await loadSchool(

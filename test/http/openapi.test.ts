@@ -68,6 +68,20 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('every one of the 38 scopes appears in some operation’s security', () => {
+      const named = new Set<string>();
+      for (const methods of Object.values(spec.paths)) {
+        for (const op of Object.values(methods) as Array<{ security?: Array<Record<string, string[]>> }>) {
+          for (const requirement of op.security ?? [])
+            for (const scope of requirement.oauth2 ?? []) named.add(scope);
+        }
+      }
+      assert.deepEqual(
+        [...SCOPE_NAMES].filter((s) => !named.has(s)),
+        [],
+      );
+    });
+
     it('every API operation documents its errors with the error schema', () => {
       for (const [path, methods] of Object.entries(spec.paths)) {
         if (!path.startsWith('/api/v1/')) continue;

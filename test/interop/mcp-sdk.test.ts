@@ -1,0 +1,123 @@
+/**
+ * Interop with an agent: the MCP TypeScript SDK's client authorization (`auth()` with an
+ * OAuthClientProvider), given only the base URL, discovers the protected-resource and
+ * authorization-server metadata, registers itself, sends the person to authorize (the pages are
+ * driven over HTTP as a browser would), obtains tokens bound to the resource and calls the API.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import { hashSecret } from '../../src/crypto/tokens.js';
+import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
+import { authorizeViaPages, createPerson } from '../helpers/flow.js';
+
+const REDIRECT = 'http://127.0.0.1:8976/mcp/callback';
+
+/** An in-memory provider, as an agent keeps it on disk. */
+class AgentProvider implements OAuthClientProvider {
+  client: OAuthClientInformationMixed | undefined;
+  saved: OAuthTokens | undefined;
+  verifier = '';
+  authorizationUrl: URL | undefined;
+
+  get redirectUrl(): string {
+    return REDIRECT;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'MCP agent',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  state(): string {
+    return 'agent-state';
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed): void {
+    this.client = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens): void {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL): void {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+  codeVerifier(): string {
+    return this.verifier;
+  }
+}
+
+for (const dialect of DIALECTS) {
+  describe(`MCP SDK client authorization [${dialect}]`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await createTestApp(dialect, { listen: true });
+    });
+    after(() => t.close());
+
+    it('from the base URL alone: discover, register, authorize, tokens bound to the resource, API call', async () => {
+      const person = await createPerson(t.ctx.db, { now: t.clock.now() });
+      const provider = new AgentProvider();
+      assert.equal(
+        await auth(provider, { serverUrl: t.url, scope: 'openid account:read courses:read' }),
+        'REDIRECT',
+      );
+      assert.ok(provider.client?.client_id, 'registered dynamically');
+      const url = provider.authorizationUrl!;
+      assert.equal(url.origin + url.pathname, `${t.url}/oauth/authorize`);
+      assert.equal(url.searchParams.get('code_challenge_method'), 'S256');
+      assert.equal(url.searchParams.get('resource'), t.url);
+
+      const redirect = await authorizeViaPages({
+        baseUrl: t.url,
+        params: Object.fromEntries(url.searchParams),
+        email: person.email,
+        password: person.password,
+        decision: 'allow',
+      });
+      assert.equal(redirect.searchParams.get('state'), 'agent-state');
+      assert.equal(redirect.searchParams.get('iss'), t.url);
+      const code = redirect.searchParams.get('code')!;
+      assert.equal(await auth(provider, { serverUrl: t.url, authorizationCode: code }), 'AUTHORIZED');
+
+      const tokens = provider.saved!;
+      assert.equal(tokens.token_type.toLowerCase(), 'bearer');
+      assert.ok(tokens.refresh_token);
+      const row = await t.ctx.db
+        .selectFrom('access_tokens')
+        .select(['resource', 'scopes'])
+        .where('token_hash', '=', hashSecret(tokens.access_token))
+        .executeTakeFirstOrThrow();
+      assert.equal(row.resource, t.url, 'the token is bound to this API (RFC 8707)');
+
+      const res = await fetch(`${t.url}/api/v1/account`, {
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      });
+      assert.equal(res.status, 200);
+      assert.equal(((await res.json()) as { email: string }).email, person.email);
+      const lacking = await fetch(`${t.url}/api/v1/account`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' },
+        body: '{"name":"X"}',
+      });
+      assert.equal(lacking.status, 403);
+      assert.match(String(lacking.headers.get('www-authenticate')), /scope="account:write"/);
+    });
+  });
+}

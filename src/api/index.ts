@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { AppContext } from '../context.js';
+import { apiRateLimit } from '../rate-limit/endpoint-limits.js';
 import { installGuard } from '../resource-server/guard.js';
 import type { Access } from '../resource-server/principal.js';
 import { accountRoutes } from './account.js';
@@ -39,6 +40,8 @@ function documentAccess(route: RouteOptions, access: Access): void {
 }
 
 async function v1(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  // RATE_LIMIT_API per access token (per IP when anonymous), before the token is judged.
+  app.addHook('onRequest', apiRateLimit(ctx));
   installGuard(app, ctx);
   app.addHook('onRoute', (route) => {
     if (route.config?.access && route.method !== 'HEAD') documentAccess(route, route.config.access);

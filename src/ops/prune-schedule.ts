@@ -23,7 +23,9 @@ export function startPruneSchedule(ctx: AppContext, log: Log): PruneSchedule {
   const run = async () => {
     try {
       const outcome = await withInstanceLock(ctx.db, 'prune', () => prune(ctx.db, ctx.config, ctx.now()));
-      if (outcome.ran) log.info({ pruned: outcome.result }, 'pruned dead rows');
+      if (outcome.ran && Object.values(outcome.result).some((n) => n > 0)) {
+        log.info({ pruned: outcome.result }, 'pruned dead rows');
+      }
     } catch (error) {
       log.warn({ err: error }, 'prune failed; retrying at the next interval');
     }

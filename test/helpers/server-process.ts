@@ -20,7 +20,7 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 
 export async function startServer(
   env: Record<string, string>,
-  readyTimeoutMs = 20000,
+  readyTimeoutMs = 60000,
 ): Promise<ServerProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   let output = '';

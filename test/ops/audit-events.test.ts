@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { REVOKE_PATH } from '../../src/pages/connected-apps.page.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 import { authorizeViaPages, Browser, createPerson, pkcePair, readForm } from '../helpers/flow.js';
+import * as oauth from '../helpers/oauth.js';
 
 const REDIRECT = 'http://127.0.0.1:9999/callback';
 
@@ -85,6 +86,43 @@ for (const dialect of DIALECTS) {
         .executeTakeFirstOrThrow();
       assert.equal(consent.account_id, person.account.id);
       assert.equal(consent.ip, '127.0.0.1');
+    });
+
+    it('token issuance, refresh, revocation, code replay and refresh reuse are recorded', async () => {
+      const start = t.clock.now();
+      const client = await oauth.register(t);
+      const person = await oauth.createPerson(t);
+      const minted = await oauth.mintCode(t, client, person);
+      const issued = await oauth.exchangeCode(t, client, minted);
+      assert.equal(issued.statusCode, 200);
+      assert.equal((await oauth.exchangeCode(t, client, minted)).statusCode, 400, 'the code replayed');
+
+      const tokens = await oauth.tokensFor(t, client, person);
+      const refreshed = await oauth.refresh(t, client, tokens.refresh_token);
+      assert.equal(refreshed.statusCode, 200);
+      t.clock.advance(t.config.refreshGrace + 1);
+      assert.equal((await oauth.refresh(t, client, tokens.refresh_token)).statusCode, 400, 'reused');
+
+      const third = await oauth.tokensFor(t, client, person);
+      assert.equal((await oauth.revoke(t, client, third.access_token)).statusCode, 200);
+
+      const kinds = await kindsSince(start);
+      for (const kind of [
+        'token.issued',
+        'code.replayed',
+        'token.refreshed',
+        'refresh.reused',
+        'token.revoked',
+      ]) {
+        assert.ok(kinds.includes(kind), `${kind} in ${kinds.join(', ')}`);
+      }
+      const replay = await t.ctx.db
+        .selectFrom('audit_events')
+        .selectAll()
+        .where('kind', '=', 'code.replayed')
+        .where('client_id', '=', client.client_id)
+        .executeTakeFirstOrThrow();
+      assert.equal(replay.account_id, person.id);
     });
   });
 }

@@ -84,7 +84,7 @@ for (const dialect of DIALECTS) {
     it('bad redirect URIs and missing arguments exit 2 with one line', async () => {
       for (const uri of ['http://example.com/cb', 'https://a.example/cb#frag', 'myapp://cb', 'not a url']) {
         const r = await cli(url, ['client', 'create', '--name', 'X', '--redirect-uri', uri]);
-        assert.equal(r.code, 2, uri);
+        assert.equal(r.code, 2, `${uri}: ${r.stderr}`);
         assert.equal(r.stderr.trim().split('\n').length, 1);
         assert.match(r.stderr, /--redirect-uri/);
       }

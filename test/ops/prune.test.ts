@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { withInstanceLock } from '../../src/ops/instance-lock.js';
 import { PRUNE_MARGIN, prune } from '../../src/ops/prune.js';
+import { startPruneSchedule } from '../../src/ops/prune-schedule.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 import { addAccount, addClient, addCode, addGrant, addSession, addToken } from './fixtures.js';
 
@@ -132,3 +133,26 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('periodic prune in the server', () => {
+  it('runs every PRUNE_INTERVAL seconds and stops cleanly', async () => {
+    const t = await createTestApp('sqlite', { env: { PRUNE_INTERVAL: '1' } });
+    const logged: object[] = [];
+    const log = { info: (obj: object) => logged.push(obj), warn: (obj: object) => logged.push(obj) };
+    const schedule = startPruneSchedule(t.ctx, log);
+    try {
+      const now = t.clock.now();
+      const account = await addAccount(t.ctx.db, now);
+      await addSession(t.ctx.db, account, now - 7200, now - 3600);
+      const started = Date.now();
+      while ((await t.ctx.db.selectFrom('sessions').select('id_hash').execute()).length > 0) {
+        assert.ok(Date.now() - started < 3000, 'the expired session is pruned within the interval');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(logged.length >= 1);
+    } finally {
+      await schedule.stop();
+      await t.close();
+    }
+  });
+});

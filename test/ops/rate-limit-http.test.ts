@@ -3,9 +3,17 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 import { Browser, createPerson, pageText, readForm } from '../helpers/flow.js';
+import * as oauth from '../helpers/oauth.js';
+import { mintAccessToken } from '../helpers/tokens.js';
 import { secondInstance } from './second-instance.js';
 
-const LIMITS = { RATE_LIMITS: 'on', RATE_LIMIT_REGISTER: '3', RATE_LIMIT_SIGNIN: '2' };
+const LIMITS = {
+  RATE_LIMITS: 'on',
+  RATE_LIMIT_REGISTER: '3',
+  RATE_LIMIT_SIGNIN: '2',
+  RATE_LIMIT_API: '3',
+  RATE_LIMIT_TOKEN: '3',
+};
 
 function register(app: FastifyInstance, ip: string) {
   return app.inject({
@@ -66,6 +74,44 @@ for (const dialect of DIALECTS) {
       );
       t.clock.advance(60);
       assert.equal((await attempt(person.password)).status, 303, 'signed in once the back-off has passed');
+    });
+
+    it('API: RATE_LIMIT_API per minute per access token; anonymous callers per IP', async () => {
+      t.clock.advance(60);
+      const person = await createPerson(t.ctx.db);
+      const token = await mintAccessToken(t, { accountId: person.account.id, scopes: ['account:read'] });
+      const other = await mintAccessToken(t, { accountId: person.account.id, scopes: ['account:read'] });
+      const get = (bearer?: string) =>
+        t.app.inject({
+          url: '/api/v1/account',
+          remoteAddress: '192.0.2.50',
+          headers: bearer ? { authorization: `Bearer ${bearer}` } : {},
+        });
+      for (let i = 0; i < 3; i++) assert.equal((await get(token)).statusCode, 200);
+      assertRateLimited(await get(token));
+      assert.equal((await get(other)).statusCode, 200, 'another token has its own budget');
+      for (let i = 0; i < 3; i++) assert.equal((await get()).statusCode, 403);
+      assertRateLimited(await get());
+    });
+
+    it('token endpoint: RATE_LIMIT_TOKEN per minute per client_id', async () => {
+      t.clock.advance(60);
+      const client = await oauth.register(t);
+      const other = await oauth.register(t);
+      const person = await oauth.createPerson(t);
+      const tokens = await oauth.tokensFor(t, client, person);
+      for (let i = 0; i < 2; i++) {
+        assert.equal((await oauth.refresh(t, client, 'sa_rt_unknown')).statusCode, 400);
+      }
+      const limited = await oauth.refresh(t, client, tokens.refresh_token);
+      assertRateLimited(limited);
+      const stillValid = await oauth.introspect(t, client, tokens.refresh_token);
+      assert.equal(stillValid.json().active, true, 'a refused request changes nothing');
+      assert.equal(
+        (await oauth.refresh(t, other, 'sa_rt_unknown')).statusCode,
+        400,
+        'another client has its own budget',
+      );
     });
 
     if (dialect === 'postgres') {

@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { OAuthError } from '../../errors.js';
+import { tokenRateLimit } from '../../rate-limit/endpoint-limits.js';
 import { touchClient } from '../../storage/clients.repository.js';
 import type { Client } from '../../storage/schema.js';
 import { authenticateClient } from '../client-auth.js';
@@ -79,7 +80,8 @@ export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promis
     PATHS.token,
     {
       errorHandler: oauthFormErrorHandler,
-      preValidation: requireForm,
+      // RATE_LIMIT_TOKEN per client_id: counted before anything else is checked.
+      preValidation: [tokenRateLimit(ctx), requireForm],
       schema: {
         tags: ['oauth'],
         summary: 'Exchange an authorization code or a refresh token for tokens',

@@ -109,6 +109,28 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await get('/readyz'), { status: 'ready' });
     });
 
+    it('every endpoint the metadata names is routed', async () => {
+      const m = await get('/.well-known/openid-configuration');
+      const methods: Record<string, 'GET' | 'POST'> = {
+        authorization_endpoint: 'GET',
+        token_endpoint: 'POST',
+        registration_endpoint: 'POST',
+        userinfo_endpoint: 'GET',
+        revocation_endpoint: 'POST',
+        introspection_endpoint: 'POST',
+        jwks_uri: 'GET',
+      };
+      const named = Object.keys(m).filter((k) => k.endsWith('_endpoint') || k === 'jwks_uri');
+      assert.deepEqual(named.sort(), Object.keys(methods).sort(), 'every named endpoint is checked');
+      for (const key of named) {
+        const url = String(m[key]);
+        assert.ok(url.startsWith(issuer), `${key} is on this origin`);
+        const res = await t.app.inject({ method: methods[key]!, url: url.slice(issuer.length) });
+        assert.notEqual(res.statusCode, 404, `${key} ${url} is routed`);
+        assert.ok(res.statusCode < 500, `${key} answers without a server error`);
+      }
+    });
+
     it('an unknown route answers a JSON 404', async () => {
       const res = await t.app.inject({ method: 'GET', url: '/no/such/thing' });
       assert.equal(res.statusCode, 404);

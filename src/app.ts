@@ -7,11 +7,13 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { apiRoutes } from './api/index.js';
+import { answerClientError } from './client-error.js';
 import type { AppContext } from './context.js';
 import { authMdRoute } from './docs/auth-md.js';
 import { openApiRoute, registerOpenApi } from './docs/openapi.js';
 import { installErrorHandlers } from './error-handler.js';
 import { healthRoutes } from './health.js';
+import { FORM_BODY_LIMIT, JSON_BODY_LIMIT } from './limits.js';
 import { loggerOptions, RequestLogController } from './logging.js';
 import { authorizeRoutes } from './oauth/authorize/endpoint.js';
 import { discoveryRoutes } from './oauth/discovery.js';
@@ -43,7 +45,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
     reply.header('x-content-type-options', 'nosniff');
   });
 
-  await app.register(formbody);
+  await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
   await app.register(cookie);
   await registerOpenApi(app, ctx);
 
@@ -72,7 +74,9 @@ function buildFastify(ctx: AppContext, options: AppOptions): FastifyInstance {
     logController: new RequestLogController(),
     // Fastify accepts a hop count too; its type omits it.
     trustProxy: ctx.config.trustProxy as boolean | string,
-    bodyLimit: 64 * 1024,
+    bodyLimit: JSON_BODY_LIMIT,
+    // A request Node cannot even parse (oversized headers, bad framing) still gets a JSON error.
+    clientErrorHandler: answerClientError,
     // A client-sent request id is kept when it is safe to log, so one request can be followed across proxies.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

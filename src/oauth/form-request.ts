@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { sendWireError, toWireError } from '../error-handler.js';
 import { OAuthError, WireError } from '../errors.js';
+import { MAX_PARAMETER_LENGTH, overlongParameter } from '../limits.js';
 
 const FORM_HINT = 'send the parameters as an application/x-www-form-urlencoded body';
 
@@ -13,6 +14,13 @@ export async function requireForm(request: FastifyRequest): Promise<void> {
   const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') {
     throw new OAuthError('invalid_request', `unsupported Content-Type; ${FORM_HINT}`);
+  }
+  const overlong = overlongParameter(request.body);
+  if (overlong !== undefined) {
+    throw new OAuthError(
+      'invalid_request',
+      `parameter "${overlong.slice(0, 64)}" is longer than ${MAX_PARAMETER_LENGTH} characters; send the value the server issued`,
+    );
   }
 }
 

@@ -2,6 +2,7 @@
  * Scope values (RFC 6749 §3.3): space-delimited names from the seed's catalogue. Results are in
  * catalogue order with duplicates collapsed, so equal sets always read the same.
  */
+import { MAX_SCOPE_LENGTH } from '../limits.js';
 import { isKnownScope, SCOPE_NAMES } from './scope-catalogue.js';
 
 export type ParsedScope = { readonly scopes: string[] } | { readonly error: string };
@@ -17,6 +18,11 @@ const METADATA_HINT =
 export function parseScope(value: string | undefined): ParsedScope {
   if (value === undefined || value.trim() === '') {
     return { error: `the scope parameter is missing; send space-separated scope names (${METADATA_HINT})` };
+  }
+  if (value.length > MAX_SCOPE_LENGTH) {
+    return {
+      error: `the scope parameter is longer than ${MAX_SCOPE_LENGTH} characters; send only the scope names you need`,
+    };
   }
   if (!SCOPE_VALUE.test(value)) {
     return {

@@ -1,0 +1,32 @@
+/**
+ * A cheap fingerprint of everything a request could change in the database: per table, the row
+ * count plus the counts/maxima of every column that records a state change. One round trip, so
+ * it can run after every refused request of the hostile suite.
+ */
+
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { Database } from '../../src/storage/schema.js';
+
+/** Tables a refused request may legitimately touch: the audit trail and rate-limit counters. */
+const EXCLUDED = new Set(['audit_events', 'rate_limits', 'kysely_migration', 'kysely_migration_lock']);
+const STATE_COLUMNS =
+  /^(revoked_at|consumed_at|rotated_at|retired_at|disabled|last_used_at|last_seen_at|updated_at|expires_at|scopes|status)$/;
+
+export async function fingerprintQuery(db: Kysely<Database>): Promise<() => Promise<string>> {
+  const tables = (await db.introspection.getTables()).filter((t) => !EXCLUDED.has(t.name) && !t.isView);
+  const parts: string[] = [];
+  for (const table of tables) {
+    parts.push(`(select count(*) from "${table.name}")`);
+    for (const column of table.columns.filter((c) => STATE_COLUMNS.test(c.name))) {
+      const numeric = /^(int|integer|bigint|smallint|real|double|numeric)/i.test(column.dataType);
+      const expr = numeric ? `coalesce(sum("${column.name}"), 0)` : `max("${column.name}")`;
+      parts.push(
+        `(select count("${column.name}") from "${table.name}")`,
+        `(select ${expr} from "${table.name}")`,
+      );
+    }
+  }
+  const query = sql.raw<Record<string, unknown>>(`select ${parts.map((p, i) => `${p} as c${i}`).join(', ')}`);
+  return async () => JSON.stringify((await query.execute(db)).rows[0]);
+}

@@ -9,7 +9,7 @@ import { openStorage } from './storage/connect.js';
 import { migrateToLatest } from './storage/migrate.js';
 
 export async function bootstrap(config: Config, now: () => number = systemClock): Promise<AppContext> {
-  const storage = await openStorage(config.databaseUrl);
+  const storage = await openStorage(config.databaseUrl, { poolSize: config.databasePoolSize });
   try {
     await migrateToLatest(storage.db, storage.schema);
     const keys = new KeyStore(storage.db, {

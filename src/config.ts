@@ -39,6 +39,8 @@ export interface Config {
   readonly metricsPort: number | undefined;
   readonly keyEncryptionSecret: string | undefined;
   readonly shutdownTimeout: number;
+  /** PostgreSQL connections per instance (plus one for key-change notifications). */
+  readonly databasePoolSize: number;
   /** Seed a demo school on first start. Default: only for a loopback issuer. */
   readonly seedDemo: boolean;
 }
@@ -217,6 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsPort: metricsPortRaw === undefined ? undefined : r.int('METRICS_PORT', 0, 1, 65535),
     keyEncryptionSecret,
     shutdownTimeout: r.int('SHUTDOWN_TIMEOUT', 10, 1, 600),
+    databasePoolSize: r.int('DATABASE_POOL_SIZE', 10, 1, 1000),
     seedDemo: false,
   };
   const seedDemo = r.onOff('SEED_DEMO', isLoopbackHostname(new URL(`${config.issuer}/`).hostname));

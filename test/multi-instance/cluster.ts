@@ -19,7 +19,7 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
   const databaseUrl = `${PG_URL}${PG_URL!.includes('?') ? '&' : '?'}schema=${schema}`;
   const portA = await freePort();
   const issuer = `http://127.0.0.1:${portA}`;
-  const shared = { DATABASE_URL: databaseUrl, ISSUER: issuer, ...env };
+  const shared = { DATABASE_URL: databaseUrl, ISSUER: issuer, DATABASE_POOL_SIZE: '4', ...env };
   // A first: it migrates and creates the first signing key; B finds both ready.
   const a = await startServer({ ...shared, PORT: String(portA) });
   const b = await startServer(shared);

@@ -25,6 +25,7 @@ describe('configuration', () => {
     assert.equal(config.refreshGrace, 30);
     assert.equal(config.sessionTtl, 86400);
     assert.equal(config.rateLimits, true);
+    assert.equal(config.databasePoolSize, 10);
     assert.equal(config.seedDemo, true);
     assert.ok(Object.isFrozen(config));
   });

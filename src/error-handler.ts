@@ -1,6 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type ErrorCode, OAuthError, WireError } from './errors.js';
 
+/** PostgreSQL SQLSTATE 22021: character_not_in_repertoire. */
+const PG_NUL_IN_TEXT = '22021';
+
 /** Route option: which error code a schema-validation failure answers with on this route. */
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -37,6 +40,10 @@ export function toWireError(error: FastifyError, request: FastifyRequest): WireE
       : new OAuthError(code as never, description, 400);
   }
   switch (error.code) {
+    // PostgreSQL refuses U+0000 in text ("invalid byte sequence … 0x00"); SQLite stores it. The
+    // value came from the client, the statement did not run, so it is a bad request on both.
+    case PG_NUL_IN_TEXT:
+      return new OAuthError('invalid_request', 'a parameter contains a NUL character (U+0000); remove it');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':
       return new ApiError('payload_too_large', 'the request body is too large; send a smaller body', 413);

@@ -13,7 +13,8 @@ import {
 } from '../../src/limits.js';
 import { parseScope } from '../../src/oauth/scopes.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
-import { postForm, REDIRECT_URI, register } from '../helpers/oauth.js';
+import { createPerson, postForm, REDIRECT_URI, register } from '../helpers/oauth.js';
+import { mintAccessToken } from '../helpers/tokens.js';
 
 for (const dialect of DIALECTS) {
   describe(`size limits [${dialect}]`, () => {
@@ -66,6 +67,30 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(res.statusCode, 400);
       assert.equal(res.json().error, 'invalid_redirect_uri');
+    });
+
+    it('a NUL character in any parameter never answers 500 (PostgreSQL refuses it in text)', async () => {
+      const person = await createPerson(t);
+      const token = await mintAccessToken(t, {
+        accountId: person.id,
+        scopes: ['school:read', 'courses:read'],
+      });
+      const auth = { authorization: `Bearer ${token}` };
+      const answers = [
+        await t.app.inject({ method: 'GET', url: '/api/v1/schools/a%00b', headers: auth }),
+        await t.app.inject({ method: 'GET', url: '/api/v1/schools/a%00b/courses/c%00d', headers: auth }),
+        await postForm(t, '/api/oauth/token', {
+          grant_type: 'refresh_token',
+          refresh_token: 'sa_rt_\u0000',
+          client_id: 'a\u0000b',
+        }),
+        await postForm(t, '/api/oauth/introspect', { token: 'x\u0000', client_id: clientId }),
+        await postForm(t, '/api/oauth/revoke', { token: 'x\u0000', client_id: clientId }),
+      ];
+      for (const res of answers) {
+        assert.ok(res.statusCode < 500, `${res.statusCode} ${res.body}`);
+        if (res.statusCode >= 400) assert.equal(typeof res.json().error, 'string');
+      }
     });
 
     it('headers over 16 KiB answer 431 with a JSON error (over real HTTP)', async () => {

@@ -139,7 +139,12 @@ for (const dialect of DIALECTS) {
             state = await fingerprint();
           }
         }),
-        { numRuns: RUNS[dialect]!, endOnFailure: true },
+        {
+          numRuns: RUNS[dialect]!,
+          endOnFailure: true,
+          // Reproduce a reported counterexample with HOSTILE_SEED=<seed from the failure>.
+          ...(process.env.HOSTILE_SEED ? { seed: Number(process.env.HOSTILE_SEED) } : {}),
+        },
       );
       for (const route of routes) assert.ok((hits.get(route.path) ?? 0) > 0, `${route.path} was exercised`);
       // Not vacuous: requests got through the guard and validation as well as being refused.

@@ -45,8 +45,12 @@ export interface ServerProcess {
   readonly pid: number;
   readonly baseUrl: string;
   stop(): Promise<void>;
-  /** process.memoryUsage() of the server (only when started with memoryProbe). */
+  /** process.memoryUsage() of the server (only when started with the probe). */
   memory(): Promise<NodeJS.MemoryUsage | undefined>;
+  /** Starts a CPU profile in the server (only with the probe). */
+  startProfile(): Promise<void>;
+  /** Stops the CPU profile and writes it to `path`. */
+  stopProfile(path: string): Promise<void>;
 }
 
 export interface StartOptions {
@@ -57,13 +61,13 @@ export interface StartOptions {
   readonly readyPath: string;
   /** Where the child's stdout and stderr go; default /dev/null. */
   readonly logFile?: string;
-  /** Preload bench/servers/memory-probe.mjs and open an IPC channel to ask for memory usage. */
-  readonly memoryProbe?: boolean;
+  /** Preload bench/servers/probe.mjs and open an IPC channel: memory usage, CPU profiles. */
+  readonly probe?: boolean;
   /** Extra node flags (e.g. --cpu-prof). */
   readonly nodeFlags?: readonly string[];
 }
 
-const MEMORY_PROBE = join(import.meta.dirname, 'servers', 'memory-probe.mjs');
+const PROBE = join(import.meta.dirname, 'servers', 'probe.mjs');
 
 // Children die with the bench, also on Ctrl-C.
 const running = new Set<ChildProcess>();
@@ -76,7 +80,7 @@ export async function startServer(name: string, options: StartOptions): Promise<
   const out = openSync(options.logFile ?? '/dev/null', 'a');
   const nodeArgs = [
     ...(options.nodeFlags ?? []),
-    ...(options.memoryProbe ? ['--import', MEMORY_PROBE] : []),
+    ...(options.probe ? ['--import', PROBE] : []),
     ...options.args,
   ];
   const [command, args] = PINNING
@@ -84,25 +88,41 @@ export async function startServer(name: string, options: StartOptions): Promise<
     : [process.execPath, nodeArgs];
   const child = spawn(command, args, {
     env: { ...process.env, NODE_ENV: 'production', ...options.env, PORT: String(options.port) },
-    stdio: options.memoryProbe ? ['ignore', out, out, 'ipc'] : ['ignore', out, out],
+    stdio: options.probe ? ['ignore', out, out, 'ipc'] : ['ignore', out, out],
   });
   running.add(child);
   child.once('exit', () => running.delete(child));
   const baseUrl = `http://127.0.0.1:${options.port}`;
   await waitUntilReady(name, child, baseUrl + options.readyPath);
-  return { pid: child.pid!, baseUrl, stop: () => stopChild(child), memory: () => askMemory(child) };
+  return {
+    pid: child.pid!,
+    baseUrl,
+    stop: () => stopChild(child),
+    memory: async () => (await ask(child, { kind: 'memory' }))?.value as NodeJS.MemoryUsage | undefined,
+    startProfile: async () => void (await ask(child, { kind: 'profile:start' })),
+    stopProfile: async (path) => void (await ask(child, { kind: 'profile:stop', path }, 60_000)),
+  };
 }
 
-async function askMemory(child: ChildProcess): Promise<NodeJS.MemoryUsage | undefined> {
+interface ProbeReply {
+  readonly kind: string;
+  readonly value?: unknown;
+  readonly message?: string;
+}
+
+/** One request to the probe over IPC; undefined when the server has no probe or does not answer. */
+async function ask(child: ChildProcess, message: object, timeoutMs = 5000): Promise<ProbeReply | undefined> {
   if (!child.connected) return undefined;
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(undefined), 5000);
-    child.once('message', (message) => {
+  const reply = await new Promise<ProbeReply | undefined>((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), timeoutMs);
+    child.once('message', (answer) => {
       clearTimeout(timer);
-      resolve(message as NodeJS.MemoryUsage);
+      resolve(answer as ProbeReply);
     });
-    child.send('memory');
+    child.send(message);
   });
+  if (reply?.kind === 'error') throw new Error(`server probe: ${reply.message}`);
+  return reply;
 }
 
 async function waitUntilReady(name: string, child: ChildProcess, url: string): Promise<void> {

@@ -3,7 +3,9 @@
  * fixed duration, each request either the same bytes every time or the next item of a pool of
  * single-use values (codes, refresh tokens). Requests per second count 2xx answers only.
  */
+
 import autocannon, { type Instance, type RawRequest, type RequestSpec, type Result } from 'autocannon';
+import { cpuSecondsOf } from './child.js';
 
 export interface StaticRequest {
   readonly method: 'GET' | 'POST';
@@ -35,6 +37,8 @@ export interface Measurement {
   /** The pool ran out before the duration ended (the run stopped early). */
   readonly exhausted: boolean;
   readonly statusCodes: Record<string, number>;
+  /** CPU seconds the server used during the run (when its pid was given; Linux). */
+  readonly serverCpuSeconds: number | undefined;
 }
 
 export interface LoadOptions {
@@ -42,6 +46,8 @@ export interface LoadOptions {
   readonly connections: number;
   readonly seconds: number;
   readonly plan: LoadPlan;
+  /** The server's pid, to read the CPU time it used during the run. */
+  readonly pid?: number;
 }
 
 // A short sample interval: autocannon notices the end of a run (duration or empty pool) only at
@@ -72,6 +78,7 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
     exhausted = true;
     instance?.stop();
   };
+  const cpuBefore = options.pid === undefined ? undefined : cpuSecondsOf(options.pid);
   const result = await new Promise<Result>((resolve, reject) => {
     instance = autocannon(
       {
@@ -85,10 +92,12 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
       (error, outcome) => (error ? reject(error) : resolve(outcome)),
     );
   });
-  return summarise(result, exhausted);
+  const cpuAfter = options.pid === undefined ? undefined : cpuSecondsOf(options.pid);
+  const cpu = cpuBefore !== undefined && cpuAfter !== undefined ? cpuAfter - cpuBefore : undefined;
+  return summarise(result, exhausted, cpu);
 }
 
-function summarise(result: Result, exhausted: boolean): Measurement {
+function summarise(result: Result, exhausted: boolean, serverCpuSeconds: number | undefined): Measurement {
   const statusCodes: Record<string, number> = {};
   for (const [code, stats] of Object.entries(result.statusCodeStats)) statusCodes[code] = stats.count;
   const seconds = result.duration;
@@ -102,5 +111,6 @@ function summarise(result: Result, exhausted: boolean): Measurement {
     seconds,
     exhausted,
     statusCodes,
+    serverCpuSeconds,
   };
 }

@@ -3,7 +3,6 @@
  * endpoint is reported, not measured), a warm-up, then N runs; the row holds the medians.
  * Pools of single-use values are refilled before each run, sized from the rate seen so far.
  */
-import { cpuSecondsOf } from './child.js';
 import type { Fixture } from './fixture.js';
 import { type LoadPlan, type Measurement, runLoad, type StaticRequest } from './load.js';
 import type { Scenario, ScenarioName } from './scenarios.js';
@@ -20,6 +19,8 @@ export interface Row {
   readonly p99?: number;
   /** Share of one core the server used during the runs (1 = a full core). */
   readonly serverCpu?: number;
+  /** Server CPU microseconds per answer: robust against other load on the machine. */
+  readonly cpuPerRequest?: number;
   readonly skipped?: string;
 }
 
@@ -68,7 +69,7 @@ export async function measureScenario(
     if (scenario.pool) await fixture.ensure(scenario.pool, Math.ceil(rate * seconds * 1.5) + connections);
     const plan = scenario.plan(fixture);
     if (typeof plan === 'string') throw new Error(plan);
-    const m = await runLoad({ baseUrl: server.baseUrl, connections, seconds, plan });
+    const m = await runLoad({ baseUrl: server.baseUrl, connections, seconds, plan, pid: server.pid });
     rate = Math.max(rate, m.exhausted ? m.rps * 2 : m.rps);
     return m;
   };
@@ -81,28 +82,38 @@ export async function measureScenario(
 
   await load(settings.warmup);
   const runs: Measurement[] = [];
-  let cpu = 0;
   for (let i = 0; i < settings.runs; i++) {
-    const before = cpuSecondsOf(server.pid) ?? 0;
     const m = await load(settings.duration);
-    const used = (cpuSecondsOf(server.pid) ?? 0) - before;
-    cpu += used / m.seconds;
     runs.push(m);
-    // CPU time per answer is far less disturbed by other work on the machine than req/s.
-    const perRequest = Math.round((used / Math.max(1, m.ok + m.nonOk)) * 1e6);
     settings.log(
-      `  ${fixture.target.name} ${scenario.name} c=${connections} run ${i + 1}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, server ${Math.round((used / m.seconds) * 100)}% CPU, ${perRequest} µs CPU/req` +
-        (m.nonOk ? `, ${m.nonOk} non-2xx ${JSON.stringify(m.statusCodes)}` : '') +
-        (m.exhausted ? ', pool exhausted' : ''),
+      `  ${fixture.target.name} ${scenario.name} c=${connections} run ${i + 1}: ${describeRun(m)}`,
     );
   }
+  return { ...base, ...summariseRuns(runs) };
+}
+
+/** One run in a log line. CPU time per answer is far less disturbed by other work than req/s. */
+function describeRun(m: Measurement): string {
+  const cpu = m.serverCpuSeconds;
+  const usage =
+    cpu === undefined
+      ? ''
+      : `, server ${Math.round((cpu / m.seconds) * 100)}% CPU, ${Math.round((cpu / Math.max(1, m.ok + m.nonOk)) * 1e6)} µs CPU/req`;
+  return (
+    `${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms${usage}` +
+    (m.nonOk ? `, ${m.nonOk} non-2xx ${JSON.stringify(m.statusCodes)}` : '') +
+    (m.exhausted ? ', pool exhausted' : '')
+  );
+}
+
+function summariseRuns(runs: readonly Measurement[]) {
   return {
-    ...base,
     runs,
     rps: median(runs.map((r) => r.rps)),
     p50: median(runs.map((r) => r.p50)),
     p99: median(runs.map((r) => r.p99)),
-    serverCpu: cpu / runs.length,
+    serverCpu: median(runs.map((r) => (r.serverCpuSeconds ?? 0) / r.seconds)),
+    cpuPerRequest: median(runs.map((r) => ((r.serverCpuSeconds ?? 0) / Math.max(1, r.ok + r.nonOk)) * 1e6)),
   };
 }
 
@@ -117,26 +128,10 @@ export async function measureBaseline(
   const plan: LoadPlan = { kind: 'static', request: { method: 'GET', path } };
   await runLoad({ baseUrl, connections, seconds: settings.warmup, plan });
   const runs: Measurement[] = [];
-  let cpu = 0;
   for (let i = 0; i < settings.runs; i++) {
-    const before = cpuSecondsOf(pid) ?? 0;
-    const m = await runLoad({ baseUrl, connections, seconds: settings.duration, plan });
-    const used = (cpuSecondsOf(pid) ?? 0) - before;
-    cpu += used / m.seconds;
+    const m = await runLoad({ baseUrl, connections, seconds: settings.duration, plan, pid });
     runs.push(m);
-    const perRequest = Math.round((used / Math.max(1, m.ok + m.nonOk)) * 1e6);
-    settings.log(
-      `  bare-fastify c=${connections} run ${i + 1}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, server ${Math.round((used / m.seconds) * 100)}% CPU, ${perRequest} µs CPU/req`,
-    );
+    settings.log(`  bare-fastify c=${connections} run ${i + 1}: ${describeRun(m)}`);
   }
-  return {
-    scenario: 'baseline',
-    target: 'bare-fastify',
-    connections,
-    runs,
-    rps: median(runs.map((r) => r.rps)),
-    p50: median(runs.map((r) => r.p50)),
-    p99: median(runs.map((r) => r.p99)),
-    serverCpu: cpu / runs.length,
-  };
+  return { scenario: 'baseline', target: 'bare-fastify', connections, ...summariseRuns(runs) };
 }

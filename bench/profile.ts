@@ -1,11 +1,12 @@
 /**
- * Profiles schoolauth under one scenario: starts the build with `--cpu-prof`, drives the scenario
- * with the same fixtures and load as the benchmark, stops the server (which writes the profile)
- * and prints where the CPU time went — by package and by function (self time).
+ * Profiles schoolauth under one scenario: starts the build with the bench probe preloaded, drives
+ * the scenario with the same fixtures and load as the benchmark, profiles only the load
+ * (node:inspector, started and stopped over IPC) and prints where the CPU time went — by
+ * package and by function (self time).
  *
  *   npm run build && node --import tsx bench/profile.ts --scenario discovery --seconds 10
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -73,18 +74,21 @@ async function main(): Promise<void> {
   if (!scenario) throw new Error(`unknown scenario ${values.scenario}`);
   pinSelf();
   const dir = mkdtempSync(join(tmpdir(), 'schoolauth-profile-'));
-  const target = await startSchoolauth(dir, { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+  const target = await startSchoolauth(dir, { probe: true });
   const fixture = await Fixture.prepare(target);
   const seconds = Number(values.seconds);
   const connections = Number(values.connections);
-  if (scenario.pool) await fixture.ensure(scenario.pool, Math.ceil(seconds * 3000));
+  if (scenario.pool) await fixture.ensure(scenario.pool, Math.ceil((seconds + 1) * 2500));
   const plan = scenario.plan(fixture);
   if (typeof plan === 'string') throw new Error(plan);
+  // A short unprofiled warm-up, then the profile covers the load only.
+  await runLoad({ baseUrl: target.server.baseUrl, connections, seconds: 1, plan });
+  await target.server.startProfile();
   const m = await runLoad({ baseUrl: target.server.baseUrl, connections, seconds, plan });
+  const file = join(dir, `${scenario.name}.cpuprofile`);
+  await target.server.stopProfile(file);
   await target.server.stop();
-  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-  if (!file) throw new Error(`no profile written in ${dir}`);
-  const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const { byOwner, byFunction } = tally(profile);
   // Percentages of busy time: idle samples (waiting for the load generator, start-up pauses) are left out.
   const idleKey = [...byFunction.keys()].find((name) => name.startsWith('(idle) '));
@@ -94,7 +98,7 @@ async function main(): Promise<void> {
   const total = profile.samples.length - idle;
   process.stdout.write(
     [
-      `${scenario.name}: ${Math.round(m.rps)} req/s under the profiler, ${connections} connections, ${seconds} s; profile ${join(dir, file)}`,
+      `${scenario.name}: ${Math.round(m.rps)} req/s under the profiler, ${connections} connections, ${seconds} s; profile ${file}`,
       `idle ${((idle / profile.samples.length) * 100).toFixed(1)}% of samples (start-up, fixtures, waiting); shares below are of busy time`,
       '',
       'Self time by owner:',

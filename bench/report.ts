@@ -29,15 +29,15 @@ function find(rows: readonly Row[], scenario: Row['scenario'], target: Row['targ
 }
 
 function cell(row: Row | undefined): string[] {
-  if (!row) return ['', '', ''];
-  if (row.skipped) return [row.skipped, '', ''];
-  return [fmt(row.rps), fmt(row.p50, 1), fmt(row.p99, 1)];
+  if (!row) return ['', '', '', ''];
+  if (row.skipped) return [row.skipped, '', '', ''];
+  return [fmt(row.rps), fmt(row.p50, 1), fmt(row.p99, 1), fmt(row.cpuPerRequest)];
 }
 
 export function resultsTable(rows: readonly Row[], connections: readonly number[]): string {
   const lines = [
-    '| Scenario | Conns | schoolauth req/s | p50 ms | p99 ms | node-oidc-provider req/s | p50 ms | p99 ms | × peer | × bare Fastify |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| Scenario | Conns | schoolauth req/s | p50 ms | p99 ms | CPU µs/req | node-oidc-provider req/s | p50 ms | p99 ms | CPU µs/req | × peer | × bare Fastify |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const scenario of SCENARIOS) {
     for (const c of connections) {
@@ -54,7 +54,7 @@ export function resultsTable(rows: readonly Row[], connections: readonly number[
   }
   for (const c of connections) {
     const bare = find(rows, 'baseline', 'bare-fastify', c);
-    if (bare) lines.push(`| Bare Fastify, small JSON | ${c} | ${cell(bare).join(' | ')} | | | | | |`);
+    if (bare) lines.push(`| Bare Fastify, small JSON | ${c} | ${cell(bare).join(' | ')} | | | | | | |`);
   }
   return lines.join('\n');
 }
@@ -102,7 +102,7 @@ export function conditions(machine: Machine, options: BenchOptions): string {
   return [
     `- Date: ${machine.date}; Node ${machine.node}; ${machine.cores} cores (${machine.cpu}), ${machine.memoryGiB} GiB RAM; load average before the run: ${machine.load}.`,
     `- Pinning: ${machine.pinning}.`,
-    `- autocannon, connections ${options.connections.join(' and ')}, ${options.warmup} s warm-up then ${options.runs} run(s) of ${options.duration} s each; medians of the runs. req/s counts 2xx answers only.`,
+    `- autocannon, connections ${options.connections.join(' and ')}, ${options.warmup} s warm-up then ${options.runs} run(s) of ${options.duration} s each; medians of the runs. req/s counts 2xx answers only. CPU µs/req: the server's CPU time (from /proc) per answer during the runs.`,
   ].join('\n');
 }
 

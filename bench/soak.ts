@@ -90,7 +90,7 @@ export async function runSoak(
   dataDir: string,
   log: (line: string) => void,
 ): Promise<void> {
-  const target = await startSchoolauth(dataDir, { logFile: options.serverLog, memoryProbe: true });
+  const target = await startSchoolauth(dataDir, { logFile: options.serverLog, probe: true });
   const { server } = target;
   const snapshot = async (at: string, rps?: number): Promise<Snapshot> => ({
     at,

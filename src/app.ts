@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import { apiRoutes } from './api/index.js';
 import { answerClientError } from './client-error.js';
 import type { AppContext } from './context.js';
@@ -29,8 +30,8 @@ import { signInRoutes } from './pages/sign-in.routes.js';
 import { installValidation } from './validation.js';
 
 export interface AppOptions {
-  /** A pino destination for logs (tests capture them); default stdout. */
-  readonly logStream?: NodeJS.WritableStream;
+  /** A pino destination for logs (tests capture them; main.ts buffers stdout); default stdout. */
+  readonly logStream?: NodeJS.WritableStream | DestinationStream;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;

@@ -24,8 +24,7 @@ function seedDemo(env: Record<string, string>): Credentials {
 
 export interface SchoolauthOptions {
   readonly logFile?: string | undefined;
-  readonly memoryProbe?: boolean;
-  readonly nodeFlags?: readonly string[];
+  readonly probe?: boolean;
 }
 
 export async function startSchoolauth(

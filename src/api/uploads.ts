@@ -12,7 +12,7 @@ import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { ApiError, badRequest, notFound } from '../errors.js';
+import { ApiError, badRequest, notFound, WireError } from '../errors.js';
 import { isoTime, newId } from './codec.js';
 import { errorSchema, schoolParam } from './schemas.js';
 import { loadSchool, requireWrite } from './school-access.js';
@@ -43,6 +43,23 @@ const uploadSchema = Type.Object(
 
 const tooLarge = (max: number) =>
   new ApiError('payload_too_large', `the file is larger than ${max} bytes; send a smaller file`, 413);
+
+/**
+ * Runs a step that parses the multipart stream. The parser (busboy) reports a garbled body with
+ * plain errors; those are the client's fault, so they answer 400, never 500. Errors that carry
+ * a 4xx status (limits, wrong type) keep it.
+ */
+async function readUploadPart<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    const status = (error as { statusCode?: number }).statusCode;
+    if (error instanceof WireError || (status !== undefined && status >= 400 && status < 500)) throw error;
+    throw badRequest(
+      'the multipart body could not be read; send one part named "file" between valid boundaries',
+    );
+  }
+}
 
 const uploadDir = (ctx: AppContext) => join(ctx.config.dataDir, 'uploads');
 
@@ -87,14 +104,14 @@ export async function uploadRoutes(app: FastifyInstance, ctx: AppContext): Promi
           415,
         );
       }
-      const part = await request.file();
+      const part = await readUploadPart(() => request.file());
       if (part?.fieldname !== 'file')
         throw badRequest('field "file" is missing; send the file in a multipart part named "file"');
       const id = newId('upl');
       await mkdir(uploadDir(ctx), { recursive: true });
       const path = join(uploadDir(ctx), id);
       try {
-        await pipeline(part.file, createWriteStream(path));
+        await readUploadPart(() => pipeline(part.file, createWriteStream(path)));
         if (part.file.truncated) throw tooLarge(ctx.config.uploadMaxBytes);
       } catch (error) {
         await rm(path, { force: true });

@@ -8,7 +8,7 @@ import type { AppContext } from '../context.js';
 import { PATHS } from '../oauth/discovery.js';
 import { CSRF_FIELD, checkCsrfToken, checkSigninCsrf, signinCsrfToken } from '../sessions/csrf.js';
 import { endSession, loadSession, startSession } from '../sessions/sessions.js';
-import { checkCredentials, SIGNIN_FAILED } from '../sessions/sign-in.js';
+import { signInWithForm } from '../sessions/sign-in.js';
 import { SIGNOUT_PATH } from './connected-apps.page.js';
 import { errorPage } from './error.page.js';
 import { field, formBody, PAGE_ROUTE_SCHEMA, safeReturnPath } from './form.js';
@@ -47,19 +47,20 @@ export async function signInRoutes(app: FastifyInstance, ctx: AppContext): Promi
     const body = formBody(request);
     if (!checkSigninCsrf(ctx, request, body[CSRF_FIELD])) return sendPage(reply, 403, expiredFormPage());
     const returnTo = safeReturnPath(field(body, 'return_to'), PATHS.connectedApps);
-    const account = await checkCredentials(ctx, { email: body.email, password: body.password }, request.ip);
-    if (!account) {
+    const outcome = await signInWithForm(ctx, { email: body.email, password: body.password }, request.ip);
+    if (!('account' in outcome)) {
       const csrfToken = signinCsrfToken(ctx, request, reply);
       const page = signInPage({
         action: SIGNIN_PATH,
         csrfToken,
         hidden: { return_to: returnTo },
         email: field(body, 'email'),
-        error: SIGNIN_FAILED,
+        error: outcome.message,
       });
-      return sendPage(reply, 200, page);
+      if (outcome.retryAfter) reply.header('retry-after', String(outcome.retryAfter));
+      return sendPage(reply, outcome.status, page);
     }
-    await startSession(ctx, request, reply, account);
+    await startSession(ctx, request, reply, outcome.account);
     return sendRedirect(reply, 303, returnTo);
   });
 

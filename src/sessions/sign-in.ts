@@ -7,6 +7,7 @@
 import { recordAudit } from '../audit/audit.js';
 import type { AppContext } from '../context.js';
 import { decoyPasswordHash, PASSWORD_MAX_LENGTH, verifyPassword } from '../crypto/password.js';
+import { WireError } from '../errors.js';
 import { rateLimited } from '../rate-limit/rate-limited.js';
 import { clearSigninFailures, recordSigninFailure, signinRetryAfter } from '../rate-limit/signin-throttle.js';
 import { findAccountByEmail } from '../storage/accounts.repository.js';
@@ -50,4 +51,33 @@ export async function checkCredentials(
     ctx.now(),
   );
   return undefined;
+}
+
+/** What a sign-in form answers: the account, or the message to show again with its status. */
+export type SignInOutcome =
+  | { readonly account: Account }
+  | { readonly message: string; readonly status: 200 | 429; readonly retryAfter?: number };
+
+function waitWords(seconds: number): string {
+  const minutes = Math.ceil(seconds / 60);
+  return minutes <= 1 ? 'a minute' : `${minutes} minutes`;
+}
+
+/**
+ * checkCredentials for the HTML forms: a throttled attempt (SPEC §9) is shown on the sign-in
+ * page — 429 with Retry-After — instead of a JSON error a person cannot read.
+ */
+export async function signInWithForm(ctx: Ctx, input: Credentials, ip: string): Promise<SignInOutcome> {
+  try {
+    const account = await checkCredentials(ctx, input, ip);
+    return account ? { account } : { message: SIGNIN_FAILED, status: 200 };
+  } catch (error) {
+    if (!(error instanceof WireError) || error.code !== 'rate_limited') throw error;
+    const retryAfter = Number(error.headers['retry-after']) || 60;
+    return {
+      message: `Too many failed sign-ins. Wait ${waitWords(retryAfter)} and try again.`,
+      status: 429,
+      retryAfter,
+    };
+  }
 }

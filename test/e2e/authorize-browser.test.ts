@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { hashSecret } from '../../src/crypto/tokens.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createPerson, type Person, pkcePair } from '../helpers/flow.js';
 
@@ -72,13 +73,23 @@ describe('authorization in a real browser', {
     await t?.close();
   });
 
+  const pkce = pkcePair();
+  let tokens: { access_token: string; refresh_token: string };
+
+  const tokenRequest = (form: Record<string, string>) =>
+    fetch(`${t.url}/api/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: clientId, ...form }),
+    });
+
   const authorizeUrl = (extra: Record<string, string> = {}) =>
     `${t.url}/oauth/authorize?${new URLSearchParams({
       response_type: 'code',
       client_id: clientId,
       redirect_uri: loopback.redirectUri,
       scope: 'openid profile courses:read orders:read',
-      code_challenge: pkcePair().challenge,
+      code_challenge: pkce.challenge,
       code_challenge_method: 'S256',
       state: 'state-42',
       ...extra,
@@ -114,6 +125,15 @@ describe('authorization in a real browser', {
     assert.match(url.searchParams.get('code') ?? '', /^sa_ac_/);
     assert.equal(url.searchParams.get('state'), 'state-42');
     assert.equal(url.searchParams.get('iss'), t.config.issuer);
+    const res = await tokenRequest({
+      grant_type: 'authorization_code',
+      code: url.searchParams.get('code')!,
+      redirect_uri: loopback.redirectUri,
+      code_verifier: pkce.verifier,
+    });
+    assert.equal(res.status, 200);
+    tokens = (await res.json()) as typeof tokens;
+    assert.ok(tokens.access_token && tokens.refresh_token);
   });
 
   it('remembered consent: the same request goes straight back to the client', async () => {
@@ -163,12 +183,16 @@ describe('authorization in a real browser', {
     await page.getByText('Access was revoked').waitFor();
     assert.equal(await page.locator('section.app', { hasText: 'Maths Agent' }).count(), 0);
     assert.ok((await grants()).every((g) => g.revoked_at !== null));
-    const codes = await t.ctx.db
-      .selectFrom('authorization_codes')
-      .select('grant_id')
-      .where('client_id', '=', clientId)
-      .execute();
-    assert.ok(codes.length >= 2);
+    // The tokens from the first Allow are dead: the refresh token is refused, the access token revoked.
+    const refresh = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    assert.equal(refresh.status, 400);
+    assert.equal(((await refresh.json()) as { error: string }).error, 'invalid_grant');
+    const access = await t.ctx.db
+      .selectFrom('access_tokens')
+      .select('revoked_at')
+      .where('token_hash', '=', hashSecret(tokens.access_token))
+      .executeTakeFirstOrThrow();
+    assert.notEqual(access.revoked_at, null);
     // The app must ask again.
     await page.goto(authorizeUrl());
     await page.getByRole('button', { name: 'Allow' }).waitFor();

@@ -6,6 +6,7 @@
 
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
+import { dialectOf } from '../../src/storage/dialect.js';
 import type { Database } from '../../src/storage/schema.js';
 
 /** Tables a refused request may legitimately touch: the audit trail and rate-limit counters. */
@@ -14,7 +15,12 @@ const STATE_COLUMNS =
   /^(revoked_at|consumed_at|rotated_at|retired_at|disabled|last_used_at|last_seen_at|updated_at|expires_at|scopes|status)$/;
 
 export async function fingerprintQuery(db: Kysely<Database>): Promise<() => Promise<string>> {
-  const tables = (await db.introspection.getTables()).filter((t) => !EXCLUDED.has(t.name) && !t.isView);
+  // PostgreSQL introspection lists every schema's tables; only this app's schema (the search path)
+  // counts, or concurrent suites' schemas would change the fingerprint and overflow the select list.
+  const own = await ownSchema(db);
+  const tables = (await db.introspection.getTables()).filter(
+    (t) => !EXCLUDED.has(t.name) && !t.isView && (own === undefined || t.schema === own),
+  );
   const parts: string[] = [];
   for (const table of tables) {
     parts.push(`(select count(*) from "${table.name}")`);
@@ -29,4 +35,10 @@ export async function fingerprintQuery(db: Kysely<Database>): Promise<() => Prom
   }
   const query = sql.raw<Record<string, unknown>>(`select ${parts.map((p, i) => `${p} as c${i}`).join(', ')}`);
   return async () => JSON.stringify((await query.execute(db)).rows[0]);
+}
+
+async function ownSchema(db: Kysely<Database>): Promise<string | undefined> {
+  if (dialectOf(db) !== 'postgres') return undefined;
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  return rows[0]?.schema;
 }

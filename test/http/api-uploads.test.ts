@@ -55,6 +55,22 @@ for (const dialect of DIALECTS) {
       assert.equal(res.json().error, 'payload_too_large');
     });
 
+    it('a garbled multipart body answers 400 JSON and stores nothing', async () => {
+      const before = await t.ctx.db.selectFrom('uploads').select('id').execute();
+      for (const payload of [
+        Buffer.from([0x00, 0xff, 0x10, 0x7b, 0x22]),
+        Buffer.from(
+          '--x\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nno closing boundary',
+        ),
+        Buffer.from('--x\r\nthis is not a header\r\n\r\n--x--'),
+      ]) {
+        const res = await upload({ payload, headers: { 'content-type': 'multipart/form-data; boundary=x' } });
+        assert.equal(res.statusCode, 400, res.body);
+        assert.equal(res.json().error, 'invalid_request');
+      }
+      assert.equal((await t.ctx.db.selectFrom('uploads').select('id').execute()).length, before.length);
+    });
+
     it('a missing file part is 400, a non-multipart body 415, anonymous 403', async () => {
       const boundary = 'xyz';
       const noFile = await upload({

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hashSecret } from '../../src/crypto/tokens.js';
+import { updateAccount } from '../../src/storage/accounts.repository.js';
 import type { Client } from '../../src/storage/schema.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 import {
@@ -257,6 +258,22 @@ for (const dialect of DIALECTS) {
       const res = await browser.get('/account/apps');
       assert.equal(res.status, 303);
       assert.equal(res.headers.get('location'), '/signin?return_to=%2Faccount%2Fapps');
+    });
+
+    it('a session ends when its account is disabled', async () => {
+      const someone = await createPerson(t.ctx.db);
+      const browser = new Browser(t.url);
+      const form = readForm(await (await browser.get('/signin')).text());
+      await browser.post(form.action, { ...form.fields, email: someone.email, password: someone.password });
+      assert.equal((await browser.get('/account/apps')).status, 200);
+      await updateAccount(t.ctx.db, someone.account.id, { disabled: 1 }, t.clock.now());
+      assert.equal((await browser.get('/account/apps')).status, 303);
+      const left = await t.ctx.db
+        .selectFrom('sessions')
+        .select('id_hash')
+        .where('account_id', '=', someone.account.id)
+        .execute();
+      assert.equal(left.length, 0, 'the session row is deleted');
     });
 
     it('sign out ends the session; it needs the CSRF token', async () => {

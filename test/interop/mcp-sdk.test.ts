@@ -2,9 +2,11 @@
  * Interop with an agent: the MCP TypeScript SDK's client authorization (`auth()` with an
  * OAuthClientProvider), given only the base URL, discovers the protected-resource and
  * authorization-server metadata, registers itself, sends the person to authorize (the pages are
- * driven over HTTP as a browser would), obtains tokens bound to the resource and calls the API.
+ * driven over HTTP as a browser would, and once in Chromium), obtains tokens bound to the
+ * resource and calls the API.
  */
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type {
@@ -12,6 +14,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { type Browser, chromium } from 'playwright-core';
 import { hashSecret } from '../../src/crypto/tokens.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 import { authorizeViaPages, createPerson } from '../helpers/flow.js';
@@ -25,13 +28,15 @@ class AgentProvider implements OAuthClientProvider {
   verifier = '';
   authorizationUrl: URL | undefined;
 
+  constructor(readonly redirect: string = REDIRECT) {}
+
   get redirectUrl(): string {
-    return REDIRECT;
+    return this.redirect;
   }
   get clientMetadata(): OAuthClientMetadata {
     return {
       client_name: 'MCP agent',
-      redirect_uris: [REDIRECT],
+      redirect_uris: [this.redirect],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
@@ -121,3 +126,69 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+const CHROMIUM = process.env.SCHOOLAUTH_TEST_CHROMIUM;
+
+describe('MCP SDK client authorization in a real browser', {
+  skip: CHROMIUM ? false : 'SCHOOLAUTH_TEST_CHROMIUM is not set',
+}, () => {
+  let t: TestApp;
+  let browser: Browser;
+  let callback: Server;
+  let codes: URL[];
+  let redirectUri: string;
+
+  before(async () => {
+    t = await createTestApp('sqlite', { listen: true });
+    codes = [];
+    // The agent's loopback listener, as an MCP client runs one while the person authorizes.
+    callback = createServer((req, res) => {
+      codes.push(new URL(req.url ?? '/', redirectUri));
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('Authorized; you can close this window.');
+    });
+    await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
+    const address = callback.address();
+    redirectUri = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/callback`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM!,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    callback?.close();
+    await t?.close();
+  });
+
+  it('with the scopes the resource advertises: sign in and Allow in Chromium, then call the API', async () => {
+    const person = await createPerson(t.ctx.db, { now: t.clock.now() });
+    const provider = new AgentProvider(redirectUri);
+    // No scope given: the SDK asks for the protected resource's scopes_supported (all 38).
+    assert.equal(await auth(provider, { serverUrl: t.url }), 'REDIRECT');
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(provider.authorizationUrl!.href);
+    await page.getByLabel('Email').fill(person.email);
+    await page.getByLabel('Password').fill(person.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL((url) => url.href.startsWith(redirectUri), { timeout: 10_000 });
+    const arrived = codes.find((url) => url.pathname === '/callback' && url.searchParams.has('code'))!;
+    assert.equal(arrived.searchParams.get('iss'), t.url);
+    assert.equal(
+      await auth(provider, { serverUrl: t.url, authorizationCode: arrived.searchParams.get('code')! }),
+      'AUTHORIZED',
+    );
+    const token = provider.saved!.access_token;
+    const account = await fetch(`${t.url}/api/v1/account`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(account.status, 200);
+    assert.equal(provider.saved!.scope?.split(' ').length, 38);
+  });
+});

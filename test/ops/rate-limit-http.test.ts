@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
-import { Browser, createPerson, readForm } from '../helpers/flow.js';
+import { Browser, createPerson, pageText, readForm } from '../helpers/flow.js';
 import * as oauth from '../helpers/oauth.js';
 import { mintAccessToken } from '../helpers/tokens.js';
 import { secondInstance } from './second-instance.js';
@@ -66,7 +66,12 @@ for (const dialect of DIALECTS) {
       const blocked = await attempt(person.password);
       assert.equal(blocked.status, 429);
       assert.ok(['59', '60'].includes(blocked.headers.get('retry-after')!), 'one minute, the first back-off');
-      assert.equal(((await blocked.json()) as { error: string }).error, 'rate_limited');
+      // A person is answered on the sign-in page, not with JSON.
+      assert.match(blocked.headers.get('content-type') ?? '', /^text\/html/);
+      assert.match(
+        pageText(await blocked.text()),
+        /Too many failed sign-ins\. Wait a minute and try again\./,
+      );
       t.clock.advance(60);
       assert.equal((await attempt(person.password)).status, 303, 'signed in once the back-off has passed');
     });

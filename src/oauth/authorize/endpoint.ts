@@ -14,7 +14,7 @@ import { sendPage, sendRedirect } from '../../pages/respond.js';
 import { expiredFormPage } from '../../pages/sign-in.routes.js';
 import { CSRF_FIELD, checkCsrfToken, checkSigninCsrf } from '../../sessions/csrf.js';
 import { type ActiveSession, loadSession, startSession } from '../../sessions/sessions.js';
-import { checkCredentials, SIGNIN_FAILED } from '../../sessions/sign-in.js';
+import { signInWithForm } from '../../sessions/sign-in.js';
 import { findClient, redirectUrisOf } from '../../storage/clients.repository.js';
 import { findConsent, saveConsent } from '../../storage/consents.repository.js';
 import { issueAuthorizationCode } from '../authorization-codes.js';
@@ -115,12 +115,17 @@ async function startFlow(x: Exchange, flow: Flow): Promise<FastifyReply> {
 
 async function signInStep(x: Exchange, flow: Flow, body: Record<string, unknown>): Promise<FastifyReply> {
   if (!checkSigninCsrf(x.ctx, x.request, body[CSRF_FIELD])) return sendPage(x.reply, 403, expiredFormPage());
-  const account = await checkCredentials(x.ctx, { email: body.email, password: body.password }, x.request.ip);
-  if (!account) {
+  const outcome = await signInWithForm(x.ctx, { email: body.email, password: body.password }, x.request.ip);
+  if (!('account' in outcome)) {
     const email = typeof body.email === 'string' ? body.email : undefined;
-    return showSignIn(x.ctx, x.request, x.reply, flow, { email, message: SIGNIN_FAILED });
+    if (outcome.retryAfter) x.reply.header('retry-after', String(outcome.retryAfter));
+    return showSignIn(x.ctx, x.request, x.reply, flow, {
+      email,
+      message: outcome.message,
+      status: outcome.status,
+    });
   }
-  const session = await startSession(x.ctx, x.request, x.reply, account);
+  const session = await startSession(x.ctx, x.request, x.reply, outcome.account);
   return afterSignIn(x, flow, session);
 }
 

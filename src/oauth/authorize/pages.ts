@@ -39,7 +39,7 @@ export function showSignIn(
   request: FastifyRequest,
   reply: FastifyReply,
   flow: Flow,
-  failure?: { email: string | undefined; message: string },
+  failure?: { email: string | undefined; message: string; status: 200 | 429 },
 ): FastifyReply {
   const page = signInPage({
     action: PATHS.authorization,
@@ -49,7 +49,7 @@ export function showSignIn(
     email: failure?.email,
     error: failure?.message,
   });
-  return sendPage(reply, 200, page, { formTargets: formTargets(flow) });
+  return sendPage(reply, failure?.status ?? 200, page, { formTargets: formTargets(flow) });
 }
 
 export function showConsent(reply: FastifyReply, flow: Flow, session: ActiveSession): FastifyReply {

@@ -5,7 +5,12 @@ export async function insertClient(db: Kysely<Database>, client: Client): Promis
   await db.insertInto('clients').values(client).execute();
 }
 
-export function findClient(db: Kysely<Database>, id: string): Promise<Client | undefined> {
+/**
+ * The client with this id. An id with a NUL character cannot exist (and PostgreSQL refuses NUL in
+ * text parameters with an error), so it is answered as unknown without asking the database.
+ */
+export async function findClient(db: Kysely<Database>, id: string): Promise<Client | undefined> {
+  if (id.includes('\u0000')) return undefined;
   return db.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst();
 }
 

@@ -237,6 +237,7 @@ for (const dialect of DIALECTS) {
       ],
       ['missing client_id', (f) => ({ ...f, client_id: undefined }), 401, 'invalid_client'],
       ['unknown client_id', (f) => ({ ...f, client_id: 'dyn_unknown' }), 401, 'invalid_client'],
+      ['client_id with a NUL character', (f) => ({ ...f, client_id: 'dyn_\u0000x' }), 401, 'invalid_client'],
       [
         'a secret sent by a public client',
         (f) => ({ ...f, client_secret: 'sa_cs_x' }),

@@ -18,6 +18,9 @@ export interface TokenParams {
   readonly resource?: string | string[];
 }
 
+/** RFC 6749 §5.2: the grant (code or refresh token) is invalid, expired, revoked or not this client's. */
+export const invalidGrant = (description: string): OAuthError => new OAuthError('invalid_grant', description);
+
 export function required(value: string | undefined, name: string, hint: string): string {
   if (value === undefined || value === '') {
     throw new OAuthError('invalid_request', `the parameter "${name}" is missing; ${hint}`);

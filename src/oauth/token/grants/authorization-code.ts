@@ -5,7 +5,7 @@
 import { recordAudit } from '../../../audit/audit.js';
 import type { AppContext } from '../../../context.js';
 import { hashSecret, mintSecret } from '../../../crypto/tokens.js';
-import { OAuthError } from '../../../errors.js';
+import type { OAuthError } from '../../../errors.js';
 import { consumeCode, findCode } from '../../../storage/codes.repository.js';
 import { revokeGrants } from '../../../storage/grants.repository.js';
 import type { AuthorizationCode, Client } from '../../../storage/schema.js';
@@ -19,9 +19,8 @@ import {
   type TokenResponseBody,
   tokenResponse,
 } from '../issue.js';
-import { checkResource, required, type TokenParams } from '../params.js';
+import { checkResource, invalidGrant, required, type TokenParams } from '../params.js';
 
-const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
 const RESTART = 'start a new authorization request';
 
 /** Every check that does not spend the code: a failed attempt leaves it to its rightful client. */

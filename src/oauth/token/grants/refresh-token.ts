@@ -27,9 +27,8 @@ import {
   type TokenResponseBody,
   tokenResponse,
 } from '../issue.js';
-import { checkResource, required, type TokenParams } from '../params.js';
+import { checkResource, invalidGrant, required, type TokenParams } from '../params.js';
 
-const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
 const REAUTHORIZE = 'send the person through the authorization endpoint again';
 
 interface Successor {

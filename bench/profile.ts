@@ -20,6 +20,7 @@ interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   hitCount?: number;
+  children?: number[];
 }
 
 interface CpuProfile {
@@ -45,14 +46,37 @@ function tally(profile: CpuProfile): { byOwner: Map<string, number>; byFunction:
   for (const node of profile.nodes) {
     const count = hits.get(node.id) ?? 0;
     if (!count) continue;
-    const { functionName, url, lineNumber } = node.callFrame;
-    const owner = ownerOf(url);
+    const owner = ownerOf(node.callFrame.url);
     const group = owner.startsWith('schoolauth') ? 'schoolauth' : owner;
     byOwner.set(group, (byOwner.get(group) ?? 0) + count);
-    const name = `${functionName || '(anonymous)'} ${owner}:${lineNumber + 1}`;
+    const name = functionName(node);
     byFunction.set(name, (byFunction.get(name) ?? 0) + count);
   }
   return { byOwner, byFunction };
+}
+
+function functionName(node: ProfileNode): string {
+  const { functionName, url, lineNumber } = node.callFrame;
+  return `${functionName || '(anonymous)'} ${ownerOf(url)}:${lineNumber + 1}`;
+}
+
+/** Inclusive time: each sample counts once for every distinct function on its stack. */
+function inclusive(profile: CpuProfile): Map<string, number> {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const totals = new Map<string, number>();
+  for (const id of profile.samples) {
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const name = functionName(byId.get(at)!);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      totals.set(name, (totals.get(name) ?? 0) + 1);
+    }
+  }
+  for (const name of [...totals.keys()]) if (/^\((root|program|idle)\)/.test(name)) totals.delete(name);
+  return totals;
 }
 
 function top(map: Map<string, number>, total: number, n: number): string[] {
@@ -106,6 +130,9 @@ async function main(): Promise<void> {
       '',
       'Self time by function:',
       ...top(byFunction, total, 30),
+      '',
+      'Total (inclusive) time by function:',
+      ...top(inclusive(profile), total, 60),
       '',
     ].join('\n'),
   );

@@ -41,21 +41,25 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   installValidation(app);
   installErrorHandlers(app);
   installRequestMetrics(app);
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
+    done(null, payload);
   });
 
   await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
-  await app.register(cookie);
   await registerOpenApi(app, ctx);
 
   await app.register(async (scope) => discoveryRoutes(scope, ctx));
   await app.register(async (scope) => healthRoutes(scope, ctx));
   await app.register(assetRoutes);
-  await app.register(async (scope) => authorizeRoutes(scope, ctx));
-  await app.register(async (scope) => signInRoutes(scope, ctx));
-  await app.register(async (scope) => connectedAppsRoutes(scope, ctx));
+  // Cookies belong to the browser pages: the token, API and metadata routes never parse them.
+  await app.register(async (pages) => {
+    await pages.register(cookie);
+    await pages.register(async (scope) => authorizeRoutes(scope, ctx));
+    await pages.register(async (scope) => signInRoutes(scope, ctx));
+    await pages.register(async (scope) => connectedAppsRoutes(scope, ctx));
+  });
   await app.register(async (scope) => registerRoutes(scope, ctx));
   await app.register(async (scope) => tokenRoutes(scope, ctx));
   await app.register(async (scope) => userinfoRoutes(scope, ctx));

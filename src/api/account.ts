@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { Principal } from '../resource-server/principal.js';
 import { updateAccount } from '../storage/accounts.repository.js';
+import { prepared } from '../storage/prepared.js';
 import { isoTime } from './codec.js';
 
 const accountSchema = Type.Object(
@@ -45,9 +46,8 @@ function personOf(request: FastifyRequest): Extract<Principal, { kind: 'person' 
   return request.principal as Extract<Principal, { kind: 'person' }>;
 }
 
-/** The account and its memberships in one query (this is the benchmarked protected GET). */
-async function readAccount(ctx: AppContext, accountId: string) {
-  const rows = await ctx.db
+const accountWithMemberships = prepared((db, accountId: string) =>
+  db
     .selectFrom('accounts')
     .leftJoin('memberships', 'memberships.account_id', 'accounts.id')
     .leftJoin('schools', 'schools.id', 'memberships.school_id')
@@ -61,8 +61,12 @@ async function readAccount(ctx: AppContext, accountId: string) {
     ])
     .select(['schools.id as school_id', 'schools.slug', 'schools.name as school_name', 'memberships.role'])
     .where('accounts.id', '=', accountId)
-    .orderBy('schools.slug')
-    .execute();
+    .orderBy('schools.slug'),
+);
+
+/** The account and its memberships in one query (this is the benchmarked protected GET). */
+async function readAccount(ctx: AppContext, accountId: string) {
+  const rows = await accountWithMemberships.all(ctx.db, accountId);
   const account = rows[0];
   if (!account) throw notFound('account');
   const memberships = rows.filter((r) => r.slug !== null && r.school_id !== null);

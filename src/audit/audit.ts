@@ -4,6 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import { countAuditEvent } from '../ops/metrics.js';
+import { preparedInsert } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 
 export type AuditKind =
@@ -35,17 +36,16 @@ export interface AuditInput {
   readonly detail?: Readonly<Record<string, string | number | boolean | null>>;
 }
 
+const insertEvent = preparedInsert('audit_events');
+
 export async function recordAudit(db: Kysely<Database>, event: AuditInput, now: number): Promise<void> {
-  await db
-    .insertInto('audit_events')
-    .values({
-      at: now,
-      kind: event.kind,
-      account_id: event.accountId ?? null,
-      client_id: event.clientId ?? null,
-      ip: event.ip ?? null,
-      detail: JSON.stringify(event.detail ?? {}),
-    })
-    .execute();
+  await insertEvent(db, {
+    at: now,
+    kind: event.kind,
+    account_id: event.accountId ?? null,
+    client_id: event.clientId ?? null,
+    ip: event.ip ?? null,
+    detail: JSON.stringify(event.detail ?? {}),
+  });
   countAuditEvent(event.kind);
 }

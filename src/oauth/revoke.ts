@@ -5,13 +5,14 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import type { Transaction } from 'kysely';
 import { recordAudit } from '../audit/audit.js';
 import type { AppContext } from '../context.js';
 import { hashSecret } from '../crypto/tokens.js';
-import { revokeGrants } from '../storage/grants.repository.js';
+import { revokeGrantsWithin } from '../storage/grants.repository.js';
 import { findRefreshToken } from '../storage/refresh-tokens.repository.js';
-import type { Client } from '../storage/schema.js';
-import { findAccessTokenByHash, revokeAccessToken } from '../storage/tokens.repository.js';
+import type { Client, Database } from '../storage/schema.js';
+import { revokeAccessToken } from '../storage/tokens.repository.js';
 import { authenticateClient } from './client-auth.js';
 import { PATHS } from './discovery.js';
 import { authorizationHeader, oauthFormErrorHandler, param, requireForm } from './form-request.js';
@@ -43,24 +44,22 @@ type Revoked = { kind: 'access' | 'refresh'; grantId: string; accountId: string 
  * Revokes a refresh token's whole grant (SPEC §7: its access tokens too) or one access token.
  * The hint only orders the search (RFC 7009 §2.1).
  */
-async function revokeOwnToken(
-  ctx: AppContext,
+async function revokeIn(
+  trx: Transaction<Database>,
   client: Client,
-  token: string,
+  hash: string,
   hint: string | undefined,
+  now: number,
 ): Promise<Revoked> {
-  const hash = hashSecret(token);
-  const now = ctx.now();
   const tryRefresh = async (): Promise<Revoked> => {
-    const row = await findRefreshToken(ctx.db, hash);
+    const row = await findRefreshToken(trx, hash);
     if (!row || row.client_id !== client.id) return undefined;
-    await revokeGrants(ctx.db, [row.grant_id], now);
+    await revokeGrantsWithin(trx, [row.grant_id], now);
     return { kind: 'refresh', grantId: row.grant_id, accountId: row.account_id };
   };
   const tryAccess = async (): Promise<Revoked> => {
-    const row = await findAccessTokenByHash(ctx.db, hash);
-    if (!row || !(await revokeAccessToken(ctx.db, hash, client.id, now))) return undefined;
-    return { kind: 'access', grantId: row.grant_id, accountId: row.account_id };
+    const row = await revokeAccessToken(trx, hash, client.id, now);
+    return row && { kind: 'access', grantId: row.grant_id, accountId: row.account_id };
   };
   const order = hint === 'refresh_token' ? [tryRefresh, tryAccess] : [tryAccess, tryRefresh];
   for (const attempt of order) {
@@ -68,6 +67,33 @@ async function revokeOwnToken(
     if (revoked) return revoked;
   }
   return undefined;
+}
+
+/** The revocation and its audit row commit together (one commit per request). */
+async function revokeOwnToken(
+  ctx: AppContext,
+  client: Client,
+  token: string,
+  hint: string | undefined,
+  ip: string,
+): Promise<void> {
+  const hash = hashSecret(token);
+  await ctx.db.transaction().execute(async (trx) => {
+    const now = ctx.now();
+    const revoked = await revokeIn(trx, client, hash, hint, now);
+    if (!revoked) return;
+    await recordAudit(
+      trx,
+      {
+        kind: 'token.revoked',
+        accountId: revoked.accountId,
+        clientId: client.id,
+        ip,
+        detail: { token_type: revoked.kind, grant_id: revoked.grantId },
+      },
+      now,
+    );
+  });
 }
 
 export async function revokeRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -100,20 +126,7 @@ export async function revokeRoutes(app: FastifyInstance, ctx: AppContext): Promi
         'token',
         'send the access or refresh token to revoke',
       );
-      const revoked = await revokeOwnToken(ctx, client, token, param(request.body.token_type_hint));
-      if (revoked) {
-        await recordAudit(
-          ctx.db,
-          {
-            kind: 'token.revoked',
-            accountId: revoked.accountId,
-            clientId: client.id,
-            ip: request.ip,
-            detail: { token_type: revoked.kind, grant_id: revoked.grantId },
-          },
-          ctx.now(),
-        );
-      }
+      await revokeOwnToken(ctx, client, token, param(request.body.token_type_hint), request.ip);
       return reply.code(200).header('cache-control', 'no-store').send();
     },
   );

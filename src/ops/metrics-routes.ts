@@ -14,13 +14,16 @@ import { countOAuthError, METRICS_CONTENT_TYPE, metricsText, observeRequest } fr
 
 /** Adds the request hooks to the root instance (not encapsulated: they see every route). */
 export function installRequestMetrics(app: FastifyInstance): void {
-  app.addHook('onError', async (request, _reply, error) => {
+  // Callback-style hooks: they run on every request, and an async hook costs a promise each.
+  app.addHook('onError', (request, _reply, error, done) => {
     countOAuthError(toWireError(error, request).code);
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, never the raw URL: unmatched paths share one label.
     const route = request.routeOptions.url ?? 'unmatched';
     observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 }
 

@@ -3,25 +3,13 @@
  * the app; OAuth event counters follow the audit trail (recordAudit calls `countAuditEvent`), so
  * every audited issuance, refresh, revocation, replay and reuse is counted exactly once.
  */
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
+import { RequestSeries } from './request-series.js';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'schoolauth_' });
 
-const requests = new Counter({
-  name: 'schoolauth_http_requests_total',
-  help: 'HTTP requests answered, by method, route pattern and status',
-  labelNames: ['method', 'route', 'status'] as const,
-  registers: [registry],
-});
-
-const latency = new Histogram({
-  name: 'schoolauth_http_request_duration_seconds',
-  help: 'HTTP request latency, by method and route pattern',
-  labelNames: ['method', 'route'] as const,
-  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-  registers: [registry],
-});
+const requestSeries = new RequestSeries(registry);
 
 const oauthErrors = new Counter({
   name: 'schoolauth_oauth_errors_total',
@@ -73,9 +61,9 @@ export function countOAuthError(code: string): void {
   oauthErrors.inc({ code });
 }
 
+/** Called once per answered request (onResponse hook). */
 export function observeRequest(method: string, route: string, status: number, seconds: number): void {
-  requests.inc({ method, route, status: String(status) });
-  latency.observe({ method, route }, seconds);
+  requestSeries.observe(method, route, status, seconds);
 }
 
 export function metricsText(): Promise<string> {

@@ -1,12 +1,15 @@
 import type { Kysely } from 'kysely';
+import { prepared } from './prepared.js';
 import type { Account, Database, Membership, NewAccount, Role, School } from './schema.js';
+
+const byId = prepared((db, id: string) => db.selectFrom('accounts').selectAll().where('id', '=', id));
 
 export function findAccountByEmail(db: Kysely<Database>, email: string): Promise<Account | undefined> {
   return db.selectFrom('accounts').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
 }
 
 export function findAccountById(db: Kysely<Database>, id: string): Promise<Account | undefined> {
-  return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  return byId.first(db, id);
 }
 
 export async function insertAccount(db: Kysely<Database>, account: NewAccount): Promise<void> {

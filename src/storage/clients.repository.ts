@@ -1,5 +1,11 @@
 import type { Kysely } from 'kysely';
+import { prepared } from './prepared.js';
 import type { Client, Database } from './schema.js';
+
+const byId = prepared((db, id: string) => db.selectFrom('clients').selectAll().where('id', '=', id));
+const touch = prepared((db, id: string, now: number) =>
+  db.updateTable('clients').set({ last_used_at: now }).where('id', '=', id),
+);
 
 export async function insertClient(db: Kysely<Database>, client: Client): Promise<void> {
   await db.insertInto('clients').values(client).execute();
@@ -11,11 +17,20 @@ export async function insertClient(db: Kysely<Database>, client: Client): Promis
  */
 export async function findClient(db: Kysely<Database>, id: string): Promise<Client | undefined> {
   if (id.includes('\u0000')) return undefined;
-  return db.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst();
+  return byId.first(db, id);
 }
 
-export async function touchClient(db: Kysely<Database>, id: string, now: number): Promise<void> {
-  await db.updateTable('clients').set({ last_used_at: now }).where('id', '=', id).execute();
+/** How stale a client's last use may get before a token request writes it again (seconds). */
+export const CLIENT_TOUCH_INTERVAL = 60;
+
+/**
+ * Records that the client was used. last_used_at serves pruning of idle clients (days) and
+ * `client list`, so it is written at most once a minute: a write per token request was a
+ * commit of its own (docs/performance.md).
+ */
+export async function touchClient(db: Kysely<Database>, client: Client, now: number): Promise<void> {
+  if (client.last_used_at !== null && now - client.last_used_at < CLIENT_TOUCH_INTERVAL) return;
+  await touch.run(db, client.id, now);
 }
 
 /** Parsed redirect URIs of a client row. */

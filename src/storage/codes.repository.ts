@@ -1,12 +1,22 @@
 import type { Kysely } from 'kysely';
+import { prepared } from './prepared.js';
 import type { AuthorizationCode, Database } from './schema.js';
 
-export function findCode(db: Kysely<Database>, codeHash: string): Promise<AuthorizationCode | undefined> {
-  return db
-    .selectFrom('authorization_codes')
-    .selectAll()
+const byHash = prepared((db, codeHash: string) =>
+  db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash),
+);
+
+const consume = prepared((db, codeHash: string, now: number) =>
+  db
+    .updateTable('authorization_codes')
+    .set({ consumed_at: now })
     .where('code_hash', '=', codeHash)
-    .executeTakeFirst();
+    .where('consumed_at', 'is', null)
+    .returningAll(),
+);
+
+export function findCode(db: Kysely<Database>, codeHash: string): Promise<AuthorizationCode | undefined> {
+  return byHash.first(db, codeHash);
 }
 
 /**
@@ -18,11 +28,5 @@ export function consumeCode(
   codeHash: string,
   now: number,
 ): Promise<AuthorizationCode | undefined> {
-  return db
-    .updateTable('authorization_codes')
-    .set({ consumed_at: now })
-    .where('code_hash', '=', codeHash)
-    .where('consumed_at', 'is', null)
-    .returningAll()
-    .executeTakeFirst();
+  return consume.first(db, codeHash, now);
 }

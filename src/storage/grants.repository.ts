@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { AuthorizationCode, Database, Grant } from './schema.js';
 
 /** A new grant and its authorization code, written together. */
@@ -23,22 +23,30 @@ export async function revokeGrants(
   now: number,
 ): Promise<void> {
   if (grantIds.length === 0) return;
-  await db.transaction().execute(async (trx) => {
+  await db.transaction().execute((trx) => revokeGrantsWithin(trx, grantIds, now));
+}
+
+/** revokeGrants inside a transaction the caller holds (its other writes commit with it). */
+export async function revokeGrantsWithin(
+  trx: Transaction<Database>,
+  grantIds: readonly string[],
+  now: number,
+): Promise<void> {
+  if (grantIds.length === 0) return;
+  await trx
+    .updateTable('grants')
+    .set({ revoked_at: now })
+    .where('id', 'in', grantIds)
+    .where('revoked_at', 'is', null)
+    .execute();
+  for (const table of ['access_tokens', 'refresh_tokens'] as const) {
     await trx
-      .updateTable('grants')
+      .updateTable(table)
       .set({ revoked_at: now })
-      .where('id', 'in', grantIds)
+      .where('grant_id', 'in', grantIds)
       .where('revoked_at', 'is', null)
       .execute();
-    for (const table of ['access_tokens', 'refresh_tokens'] as const) {
-      await trx
-        .updateTable(table)
-        .set({ revoked_at: now })
-        .where('grant_id', 'in', grantIds)
-        .where('revoked_at', 'is', null)
-        .execute();
-    }
-  });
+  }
 }
 
 /** The live grants one person gave one client (for "Connected apps" → Revoke). */

@@ -1,8 +1,22 @@
 import type { Kysely } from 'kysely';
+import { prepared } from './prepared.js';
 import type { Database, RefreshToken } from './schema.js';
 
+const byHash = prepared((db, tokenHash: string) =>
+  db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash),
+);
+const rotate = prepared((db, tokenHash: string, now: number) =>
+  db
+    .updateTable('refresh_tokens')
+    .set({ rotated_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('rotated_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .returningAll(),
+);
+
 export function findRefreshToken(db: Kysely<Database>, tokenHash: string): Promise<RefreshToken | undefined> {
-  return db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  return byHash.first(db, tokenHash);
 }
 
 /**
@@ -14,12 +28,5 @@ export function markRotated(
   tokenHash: string,
   now: number,
 ): Promise<RefreshToken | undefined> {
-  return db
-    .updateTable('refresh_tokens')
-    .set({ rotated_at: now })
-    .where('token_hash', '=', tokenHash)
-    .where('rotated_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .returningAll()
-    .executeTakeFirst();
+  return rotate.first(db, tokenHash, now);
 }

@@ -4,25 +4,52 @@
  * blocks until the tokens are committed (and then revokes them) or makes issuance fail.
  */
 import type { Kysely } from 'kysely';
+import { prepared, preparedInsert } from './prepared.js';
 import type { AccessToken, Database, RefreshToken } from './schema.js';
+
+const accessByHash = prepared((db, tokenHash: string) =>
+  db.selectFrom('access_tokens').selectAll().where('token_hash', '=', tokenHash),
+);
+const touchGrant = prepared((db, grantId: string, now: number) =>
+  db
+    .updateTable('grants')
+    .set({ last_used_at: now })
+    .where('id', '=', grantId)
+    .where('revoked_at', 'is', null)
+    .returning('auth_time'),
+);
+const insertAccess = preparedInsert('access_tokens');
+const insertRefresh = preparedInsert('refresh_tokens');
+const revokeAccess = prepared((db, tokenHash: string, clientId: string, now: number) =>
+  db
+    .updateTable('access_tokens')
+    .set({ revoked_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('client_id', '=', clientId)
+    .where('revoked_at', 'is', null)
+    .returning(['grant_id', 'account_id']),
+);
+const authTimeOfGrant = prepared((db, grantId: string) =>
+  db.selectFrom('grants').select('auth_time').where('id', '=', grantId),
+);
 
 export function findAccessTokenByHash(
   db: Kysely<Database>,
   tokenHash: string,
 ): Promise<AccessToken | undefined> {
-  return db.selectFrom('access_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  return accessByHash.first(db, tokenHash);
 }
 
-/** Marks the grant used now; false when the grant is revoked (or gone). */
-export async function touchLiveGrant(db: Kysely<Database>, grantId: string, now: number): Promise<boolean> {
-  const row = await db
-    .updateTable('grants')
-    .set({ last_used_at: now })
-    .where('id', '=', grantId)
-    .where('revoked_at', 'is', null)
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
+/**
+ * Marks the grant used now and answers when its person authenticated (the ID token's
+ * auth_time); undefined when the grant is revoked (or gone).
+ */
+export function touchLiveGrant(
+  db: Kysely<Database>,
+  grantId: string,
+  now: number,
+): Promise<{ auth_time: number } | undefined> {
+  return touchGrant.first(db, grantId, now);
 }
 
 /** Writes an access token and, when given, a refresh token. */
@@ -31,29 +58,21 @@ export async function insertTokenSet(
   access: AccessToken,
   refresh: RefreshToken | undefined,
 ): Promise<void> {
-  await db.insertInto('access_tokens').values(access).execute();
-  if (refresh) await db.insertInto('refresh_tokens').values(refresh).execute();
+  await insertAccess(db, access);
+  if (refresh) await insertRefresh(db, refresh);
 }
 
-/** Revokes one access token of a client; true when a live token was revoked. */
-export async function revokeAccessToken(
+/** Revokes one live access token of a client; answers its grant and account, undefined when none was. */
+export function revokeAccessToken(
   db: Kysely<Database>,
   tokenHash: string,
   clientId: string,
   now: number,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('access_tokens')
-    .set({ revoked_at: now })
-    .where('token_hash', '=', tokenHash)
-    .where('client_id', '=', clientId)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+): Promise<Pick<AccessToken, 'grant_id' | 'account_id'> | undefined> {
+  return revokeAccess.first(db, tokenHash, clientId, now);
 }
 
 /** The time the person authenticated for a grant (the ID token's auth_time). */
 export async function grantAuthTime(db: Kysely<Database>, grantId: string): Promise<number | undefined> {
-  const row = await db.selectFrom('grants').select('auth_time').where('id', '=', grantId).executeTakeFirst();
-  return row?.auth_time;
+  return (await authTimeOfGrant.first(db, grantId))?.auth_time;
 }

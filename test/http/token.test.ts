@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { hashSecret } from '../../src/crypto/tokens.js';
+import { CLIENT_TOUCH_INTERVAL } from '../../src/storage/clients.repository.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 import {
   createPerson,
@@ -104,6 +105,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('touches client and grant last use', async () => {
+      t.clock.advance(CLIENT_TOUCH_INTERVAL);
       const minted = await mintCode(t, pub, person);
       t.clock.advance(5);
       const start = t.ctx.now();

@@ -100,7 +100,7 @@ export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promis
       });
       checkClientGrant(client, grantType);
       const body: TokenResponseBody = await GRANTS[grantType](ctx, client, params, request.ip);
-      await touchClient(ctx.db, client.id, ctx.now());
+      await touchClient(ctx.db, client, ctx.now());
       return reply.headers(NO_STORE).send(body);
     },
   );

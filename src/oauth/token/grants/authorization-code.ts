@@ -94,22 +94,23 @@ export async function authorizationCodeGrant(
     if (!(await consumeCode(trx, codeHash, now))) return 'replayed' as const;
     if (!(await touchLiveGrant(trx, code.grant_id, now))) return 'revoked' as const;
     await insertTokenSet(trx, accessRow, refresh && refreshTokenRow(ctx, owner, refresh, scopes, now));
+    // In the same transaction: one commit, and no tokens without their audit row.
+    await recordAudit(
+      trx,
+      {
+        kind: 'token.issued',
+        accountId: code.account_id,
+        clientId: client.id,
+        ip,
+        detail: { grant_id: code.grant_id, grant_type: 'authorization_code' },
+      },
+      now,
+    );
     return 'issued' as const;
   });
   if (outcome === 'replayed') throw await replayed(ctx, code, ip);
   if (outcome === 'revoked') throw invalidGrant(`the authorization was revoked; ${RESTART}`);
 
-  await recordAudit(
-    ctx.db,
-    {
-      kind: 'token.issued',
-      accountId: code.account_id,
-      clientId: client.id,
-      ip,
-      detail: { grant_id: code.grant_id, grant_type: 'authorization_code' },
-    },
-    now,
-  );
   return tokenResponse(ctx, {
     accessToken: access.value,
     accessExpiresAt: accessRow.expires_at,

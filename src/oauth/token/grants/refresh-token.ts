@@ -89,6 +89,8 @@ interface Rotation {
   readonly scopes: string[];
   /** The clock reading the rotation (or the repeat) was judged at. */
   readonly now: number;
+  /** When the person authenticated for the grant, when already read. */
+  readonly authTime?: number;
 }
 
 /** A repeat within the grace window: the pair the first rotation wrote, if it is still live. */
@@ -109,12 +111,14 @@ async function repeatOf(ctx: AppContext, row: RefreshToken, next: Successor, ip:
   return { accessExpiresAt: access.expires_at, scopes: splitScope(access.scopes), now };
 }
 
+/** Rotation and its audit row in one transaction: one commit, and no tokens without their audit row. */
 async function rotate(
   ctx: AppContext,
   row: RefreshToken,
   owner: TokenOwner,
   next: Successor,
   scopes: string[],
+  ip: string,
 ) {
   const now = ctx.now();
   const accessRow = accessTokenRow(ctx, owner, next.access, scopes, now);
@@ -122,9 +126,26 @@ async function rotate(
   const refreshRow = refreshTokenRow(ctx, owner, next.refresh, splitScope(row.scopes), now);
   return ctx.db.transaction().execute(async (trx) => {
     if (!(await markRotated(trx, row.token_hash, now))) return 'lost' as const;
-    if (!(await touchLiveGrant(trx, row.grant_id, now))) return 'revoked' as const;
+    const grant = await touchLiveGrant(trx, row.grant_id, now);
+    if (!grant) return 'revoked' as const;
     await insertTokenSet(trx, accessRow, refreshRow);
-    return { accessExpiresAt: accessRow.expires_at, scopes, now } satisfies Rotation;
+    await recordAudit(
+      trx,
+      {
+        kind: 'token.refreshed',
+        accountId: row.account_id,
+        clientId: owner.clientId,
+        ip,
+        detail: { grant_id: row.grant_id },
+      },
+      now,
+    );
+    return {
+      accessExpiresAt: accessRow.expires_at,
+      scopes,
+      now,
+      authTime: grant.auth_time,
+    } satisfies Rotation;
   });
 }
 
@@ -136,7 +157,7 @@ async function firstUse(
   scopes: string[],
   ip: string,
 ): Promise<Rotation> {
-  const outcome = await rotate(ctx, row, owner, next, scopes);
+  const outcome = await rotate(ctx, row, owner, next, scopes, ip);
   if (outcome === 'revoked') throw invalidGrant(`the authorization was revoked; ${REAUTHORIZE}`);
   if (outcome === 'lost') {
     // A concurrent refresh of the same token won the race (or a revocation came first).
@@ -144,17 +165,6 @@ async function firstUse(
     checkToken(ctx, current, owner.clientId);
     return repeatOf(ctx, current, next, ip);
   }
-  await recordAudit(
-    ctx.db,
-    {
-      kind: 'token.refreshed',
-      accountId: row.account_id,
-      clientId: owner.clientId,
-      ip,
-      detail: { grant_id: row.grant_id },
-    },
-    ctx.now(),
-  );
   return outcome;
 }
 
@@ -182,7 +192,7 @@ export async function refreshTokenGrant(
     row.rotated_at !== null
       ? await repeatOf(ctx, row, next, ip)
       : await firstUse(ctx, row, owner, next, scopes, ip);
-  const authTime = await grantAuthTime(ctx.db, row.grant_id);
+  const authTime = rotation.authTime ?? (await grantAuthTime(ctx.db, row.grant_id));
   return tokenResponse(ctx, {
     accessToken: next.access.value,
     accessExpiresAt: rotation.accessExpiresAt,

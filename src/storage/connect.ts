@@ -5,9 +5,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
+import { QueuedSqliteDialect } from './sqlite-driver.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -36,29 +37,6 @@ export interface OpenOptions {
   poolSize?: number;
 }
 
-/** Distinct SQL texts kept prepared; queries beyond this (unusual IN-list lengths) are prepared each time. */
-const STATEMENT_CACHE_SIZE = 500;
-
-/**
- * Kysely prepares every query anew; compiling the SQL was a tenth of a registration's CPU time
- * (docs/performance.md). Our queries are a few hundred fixed texts, so each is prepared once.
- * Safe because Kysely's SQLite driver runs one query at a time on its one connection.
- */
-function withStatementCache(database: SQLite.Database): SqliteDatabase {
-  const cache = new Map<string, SQLite.Statement>();
-  return {
-    close: () => database.close(),
-    prepare(sql) {
-      let statement = cache.get(sql);
-      if (!statement) {
-        statement = database.prepare(sql);
-        if (cache.size < STATEMENT_CACHE_SIZE) cache.set(sql, statement);
-      }
-      return statement;
-    },
-  };
-}
-
 function openSqlite(path: string): Storage {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new SQLite(path);
@@ -67,7 +45,7 @@ function openSqlite(path: string): Storage {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  const db = new Kysely<Database>({ dialect: new QueuedSqliteDialect(database) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 

@@ -48,6 +48,8 @@ export interface LoadOptions {
   readonly plan: LoadPlan;
   /** The server's pid, to read the CPU time it used during the run. */
   readonly pid?: number;
+  /** Stop after this many requests (rather than at the end of the duration). */
+  readonly amount?: number;
 }
 
 // A short sample interval: autocannon notices the end of a run (duration or empty pool) only at
@@ -87,6 +89,7 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
         duration: options.seconds,
         timeout: 30,
         sampleInt: SAMPLE_MS,
+        ...(options.amount === undefined ? {} : { amount: options.amount }),
         requests: requestsFor(options.plan, stop),
       },
       (error, outcome) => (error ? reject(error) : resolve(outcome)),

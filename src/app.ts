@@ -76,7 +76,7 @@ function buildFastify(ctx: AppContext, options: AppOptions): FastifyInstance {
   const logger = loggerOptions(ctx.config.logLevel);
   return Fastify({
     logger: options.logStream ? { ...logger, stream: options.logStream } : logger,
-    logController: new RequestLogController(),
+    logController: new RequestLogController(ctx.config.logRequests),
     // Fastify accepts a hop count too; its type omits it.
     trustProxy: ctx.config.trustProxy as boolean | string,
     bodyLimit: JSON_BODY_LIMIT,

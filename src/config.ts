@@ -14,6 +14,8 @@ export interface Config {
   /** Directory for the SQLite database default and storage uploads. */
   readonly dataDir: string;
   readonly logLevel: LogLevel;
+  /** Which answered requests get a `request completed` line: every one, or failed and slow ones. */
+  readonly logRequests: LogRequests;
   /** Fastify `trustProxy`: false, true, a hop count, or a comma-separated address list. */
   readonly trustProxy: boolean | number | string;
   readonly codeTtl: number;
@@ -55,6 +57,8 @@ export class ConfigError extends Error {
 type Env = Readonly<Record<string, string | undefined>>;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+export type LogRequests = 'all' | 'errors';
+const LOG_REQUESTS: readonly LogRequests[] = ['all', 'errors'];
 const LOOPBACK_HOSTS = ['127.0.0.1', '[::1]', 'localhost'];
 
 class Reader {
@@ -198,6 +202,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl: readDatabaseUrl(r, dataDir),
     logLevel: r.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    logRequests: r.oneOf('LOG_REQUESTS', LOG_REQUESTS, 'errors'),
     trustProxy: readTrustProxy(r),
     codeTtl: r.int('CODE_TTL', 60, 1, 600),
     accessTokenTtl: r.int('ACCESS_TOKEN_TTL', 3600, 1, 86400),

@@ -5,7 +5,7 @@
  */
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { type LoggerOptions, stdSerializers } from 'pino';
-import type { LogLevel } from './config.js';
+import type { LogLevel, LogRequests } from './config.js';
 
 const SECRET_PARAMS = new Set([
   'code',
@@ -109,14 +109,25 @@ export function loggerOptions(level: LogLevel): LoggerOptions {
   };
 }
 
+/** A request at least this slow is logged under LOG_REQUESTS=errors too (milliseconds). */
+export const SLOW_REQUEST_MS = 1000;
+
 /**
  * One log line per request, written when it completes: `request completed` (or `request
  * errored` with `err`) with flat fields — method, masked url, statusCode, responseTime (ms),
  * remoteAddress, userAgent — and the request id bound to the request's logger. Fastify's default
  * adds an "incoming request" line and nests serialised `req`/`res` objects; the second line and
  * the serialisers were most of the logging cost of a metadata GET (docs/performance.md).
+ *
+ * LOG_REQUESTS=errors (the default) writes the line only for answers ≥ 400 and requests slower
+ * than SLOW_REQUEST_MS; every answer is counted in /metrics by route, status and latency. A line
+ * per successful request cost more CPU than serving a metadata document (docs/decisions.md).
  */
 export class RequestLogController extends LogController {
+  constructor(private readonly policy: LogRequests) {
+    super();
+  }
+
   override incomingRequest(): void {}
 
   override requestCompleted(
@@ -125,6 +136,9 @@ export class RequestLogController extends LogController {
     reply: FastifyReply,
   ): void {
     if (this.isLogDisabled(request)) return;
+    if (this.policy === 'errors' && !error && reply.statusCode < 400 && reply.elapsedTime < SLOW_REQUEST_MS) {
+      return;
+    }
     const fields = {
       method: request.method,
       url: maskUrl(request.url),

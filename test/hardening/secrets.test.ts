@@ -27,7 +27,11 @@ for (const dialect of DIALECTS) {
           done();
         },
       });
-      t = await createTestApp(dialect, { listen: true, env: { LOG_LEVEL: 'debug' }, logStream: sink });
+      t = await createTestApp(dialect, {
+        listen: true,
+        env: { LOG_LEVEL: 'debug', LOG_REQUESTS: 'all' },
+        logStream: sink,
+      });
       const person = await createPerson(t.ctx.db);
       await runEveryFlow(t.url, person, secrets);
     });

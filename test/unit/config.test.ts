@@ -27,6 +27,7 @@ describe('configuration', () => {
     assert.equal(config.rateLimits, true);
     assert.equal(config.databasePoolSize, 10);
     assert.equal(config.seedDemo, true);
+    assert.equal(config.logRequests, 'errors');
     assert.ok(Object.isFrozen(config));
   });
 
@@ -43,17 +44,19 @@ describe('configuration', () => {
       PORT: 'eighty',
       CODE_TTL: '-5',
       LOG_LEVEL: 'loud',
+      LOG_REQUESTS: 'some',
       RATE_LIMITS: 'maybe',
       DATABASE_URL: 'mysql://x',
       ISSUER: 'http://auth.example.com',
     });
-    assert.equal(found.length, 6);
+    assert.equal(found.length, 7);
     assert.match(found.join('\n'), /PORT="eighty": expected a whole number from 0 to 65535/);
     assert.match(found.join('\n'), /CODE_TTL="-5": expected a whole number from 1 to 600/);
     assert.match(
       found.join('\n'),
       /LOG_LEVEL="loud": expected one of fatal, error, warn, info, debug, trace, silent/,
     );
+    assert.match(found.join('\n'), /LOG_REQUESTS="some": expected one of all, errors/);
     assert.match(found.join('\n'), /RATE_LIMITS="maybe": expected "on" or "off"/);
     assert.match(found.join('\n'), /DATABASE_URL: expected sqlite:<path>/);
     assert.match(found.join('\n'), /ISSUER="http:\/\/auth.example.com": expected https/);

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { redactSecrets } from '../../src/logging.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+describe('log redaction', () => {
+  it('censors secret fields at the top level and one level down, case-insensitively', () => {
+    const logged = redactSecrets({
+      password: 'hunter2',
+      body: { code: 'abc', Client_Secret: 's3cret', name: 'Ada' },
+      headers: { authorization: 'Bearer t', cookie: 'sid=1', accept: 'json' },
+      count: 3,
+    });
+    assert.deepEqual(logged, {
+      password: '[redacted]',
+      body: { code: '[redacted]', Client_Secret: '[redacted]', name: 'Ada' },
+      headers: { authorization: '[redacted]', cookie: '[redacted]', accept: 'json' },
+      count: 3,
+    });
+  });
+
+  it('returns the same object, uncopied, when nothing is secret', () => {
+    const line = { method: 'GET', url: '/x', statusCode: 200, nested: { name: 'Ada' } };
+    assert.equal(redactSecrets(line), line);
+  });
+
+  it('never changes the object the caller logged', () => {
+    const body = { token: 't' };
+    redactSecrets({ body });
+    assert.deepEqual(body, { token: 't' });
+  });
+});
+
+/** An app whose log lines are captured as parsed JSON objects. */
+async function appLogging(logRequests: string): Promise<{ t: TestApp; lines: Record<string, unknown>[] }> {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const t = await createTestApp('sqlite', {
+    env: { LOG_LEVEL: 'info', LOG_REQUESTS: logRequests },
+    logStream: sink,
+  });
+  return { t, lines };
+}
+
+const completed = (lines: Record<string, unknown>[]) => lines.filter((l) => l.msg === 'request completed');
+
+describe('request log lines (LOG_REQUESTS)', () => {
+  let all: { t: TestApp; lines: Record<string, unknown>[] };
+  let errors: { t: TestApp; lines: Record<string, unknown>[] };
+  before(async () => {
+    all = await appLogging('all');
+    errors = await appLogging('errors');
+  });
+  after(async () => {
+    await all.t.close();
+    await errors.t.close();
+  });
+
+  it('all: one flat line per answer, with the request id and a masked query string', async () => {
+    const response = await all.t.app.inject({
+      method: 'GET',
+      url: '/.well-known/openid-configuration?code=secret-code&x=1',
+      headers: { 'user-agent': 'probe/1' },
+    });
+    assert.equal(response.statusCode, 200);
+    const [line, ...more] = completed(all.lines);
+    assert.equal(more.length, 0, 'exactly one line for the request');
+    assert.equal(line!.reqId, response.headers['x-request-id']);
+    assert.equal(line!.method, 'GET');
+    assert.equal(line!.url, '/.well-known/openid-configuration?code=[redacted]&x=1');
+    assert.equal(line!.statusCode, 200);
+    assert.equal(line!.userAgent, 'probe/1');
+    assert.equal(typeof line!.responseTime, 'number');
+  });
+
+  it('errors (the default): successful answers write no line, failed ones do', async () => {
+    await errors.t.app.inject({ method: 'GET', url: '/.well-known/openid-configuration' });
+    assert.equal(completed(errors.lines).length, 0);
+    await errors.t.app.inject({ method: 'GET', url: '/no/such/route' });
+    const [line] = completed(errors.lines);
+    assert.equal(line?.statusCode, 404);
+    assert.equal(line?.url, '/no/such/route');
+  });
+});

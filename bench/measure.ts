@@ -1,7 +1,8 @@
 /**
- * Measuring one scenario on one server at one connection count: a probe request (so a missing
- * endpoint is reported, not measured), a warm-up, then N runs; the row holds the medians.
- * Pools of single-use values are refilled before each run, sized from the rate seen so far.
+ * Measuring one scenario at one connection count on every server: a probe request (so a
+ * missing endpoint is reported, not measured), a warm-up, then N runs taking turns between the
+ * servers; each row holds the medians. Pools of single-use values are refilled before each run,
+ * sized from the rate seen so far.
  */
 import type { Fixture } from './fixture.js';
 import { type LoadPlan, type Measurement, runLoad, type StaticRequest } from './load.js';
@@ -9,8 +10,8 @@ import type { Scenario, ScenarioName } from './scenarios.js';
 import type { TargetName } from './targets/target.js';
 
 export interface Row {
-  /** `baseline` is bare Fastify's small JSON answer. */
-  readonly scenario: ScenarioName | 'baseline';
+  /** For bare Fastify: the scenario its small JSON answer was measured alongside. */
+  readonly scenario: ScenarioName;
   readonly target: TargetName;
   readonly connections: number;
   readonly runs?: readonly Measurement[];
@@ -56,40 +57,71 @@ export async function probe(baseUrl: string, plan: LoadPlan): Promise<string | u
   return undefined;
 }
 
-export async function measureScenario(
-  scenario: Scenario,
-  fixture: Fixture,
+/** One server taking part in a scenario: how to load it, and whether it can be measured. */
+export class Contender {
+  private rate = GUESSED_RPS;
+  readonly runs: Measurement[] = [];
+
+  private constructor(
+    readonly target: TargetName,
+    private readonly baseUrl: string,
+    private readonly pid: number,
+    private readonly scenario: Scenario | undefined,
+    private readonly fixture: Fixture | undefined,
+    private readonly staticPlan: LoadPlan | undefined,
+  ) {}
+
+  /** An OAuth server in a scenario; a string says why it cannot be measured. */
+  static async oauth(scenario: Scenario, fixture: Fixture): Promise<Contender | string> {
+    const plan = scenario.plan(fixture);
+    if (typeof plan === 'string') return plan;
+    if (scenario.pool) await fixture.ensure(scenario.pool, 1);
+    const { server } = fixture.target;
+    const problem = await probe(server.baseUrl, scenario.plan(fixture) as LoadPlan);
+    if (problem) return problem;
+    return new Contender(fixture.target.name, server.baseUrl, server.pid, scenario, fixture, undefined);
+  }
+
+  /** Bare Fastify's small JSON answer, measured alongside a scenario. */
+  static baseline(baseUrl: string, path: string, pid: number): Contender {
+    const plan: LoadPlan = { kind: 'static', request: { method: 'GET', path } };
+    return new Contender('bare-fastify', baseUrl, pid, undefined, undefined, plan);
+  }
+
+  async load(connections: number, seconds: number): Promise<Measurement> {
+    let plan = this.staticPlan;
+    if (this.scenario && this.fixture) {
+      if (this.scenario.pool) {
+        await this.fixture.ensure(this.scenario.pool, Math.ceil(this.rate * seconds * 1.5) + connections);
+      }
+      plan = this.scenario.plan(this.fixture) as LoadPlan;
+    }
+    const m = await runLoad({ baseUrl: this.baseUrl, connections, seconds, plan: plan!, pid: this.pid });
+    this.rate = Math.max(this.rate, m.exhausted ? m.rps * 2 : m.rps);
+    return m;
+  }
+}
+
+/**
+ * One scenario at one connection count on every contender: each warms up, then the runs take
+ * turns (ours, the peer's, bare Fastify's, ours again, …), so a slow drift of the machine —
+ * seen here as rates climbing by a third over a minute of load — weighs on all of them alike.
+ */
+export async function measureTogether(
+  scenario: ScenarioName,
+  contenders: readonly Contender[],
   connections: number,
   settings: RunSettings,
-): Promise<Row> {
-  const base = { scenario: scenario.name, target: fixture.target.name, connections } as const;
-  const { server } = fixture.target;
-  let rate = GUESSED_RPS;
-  const load = async (seconds: number): Promise<Measurement> => {
-    if (scenario.pool) await fixture.ensure(scenario.pool, Math.ceil(rate * seconds * 1.5) + connections);
-    const plan = scenario.plan(fixture);
-    if (typeof plan === 'string') throw new Error(plan);
-    const m = await runLoad({ baseUrl: server.baseUrl, connections, seconds, plan, pid: server.pid });
-    rate = Math.max(rate, m.exhausted ? m.rps * 2 : m.rps);
-    return m;
-  };
-
-  const plan = scenario.plan(fixture);
-  if (typeof plan === 'string') return { ...base, skipped: plan };
-  if (scenario.pool) await fixture.ensure(scenario.pool, 1);
-  const problem = await probe(server.baseUrl, plan);
-  if (problem) return { ...base, skipped: problem };
-
-  await load(settings.warmup);
-  const runs: Measurement[] = [];
+): Promise<Row[]> {
+  for (const contender of contenders) await contender.load(connections, settings.warmup);
   for (let i = 0; i < settings.runs; i++) {
-    const m = await load(settings.duration);
-    runs.push(m);
-    settings.log(
-      `  ${fixture.target.name} ${scenario.name} c=${connections} run ${i + 1}: ${describeRun(m)}`,
-    );
+    for (const contender of contenders) {
+      const m = await contender.load(connections, settings.duration);
+      contender.runs.push(m);
+      settings.log(`  ${contender.target} ${scenario} c=${connections} run ${i + 1}: ${describeRun(m)}`);
+    }
   }
-  return { ...base, ...summariseRuns(runs) };
+  return contenders.map((c) => ({ scenario, target: c.target, connections, ...summariseRuns(c.runs) }));
 }
 
 /** One run in a log line. CPU time per answer is far less disturbed by other work than req/s. */
@@ -115,23 +147,4 @@ function summariseRuns(runs: readonly Measurement[]) {
     serverCpu: median(runs.map((r) => (r.serverCpuSeconds ?? 0) / r.seconds)),
     cpuPerRequest: median(runs.map((r) => ((r.serverCpuSeconds ?? 0) / Math.max(1, r.ok + r.nonOk)) * 1e6)),
   };
-}
-
-/** The bare-Fastify baseline: the same connections and durations, a static GET. */
-export async function measureBaseline(
-  baseUrl: string,
-  path: string,
-  pid: number,
-  connections: number,
-  settings: RunSettings,
-): Promise<Row> {
-  const plan: LoadPlan = { kind: 'static', request: { method: 'GET', path } };
-  await runLoad({ baseUrl, connections, seconds: settings.warmup, plan });
-  const runs: Measurement[] = [];
-  for (let i = 0; i < settings.runs; i++) {
-    const m = await runLoad({ baseUrl, connections, seconds: settings.duration, plan, pid });
-    runs.push(m);
-    settings.log(`  bare-fastify c=${connections} run ${i + 1}: ${describeRun(m)}`);
-  }
-  return { scenario: 'baseline', target: 'bare-fastify', connections, ...summariseRuns(runs) };
 }

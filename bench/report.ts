@@ -44,7 +44,7 @@ export function resultsTable(rows: readonly Row[], connections: readonly number[
       const ours = find(rows, scenario.name, 'schoolauth', c);
       const peer = find(rows, scenario.name, 'node-oidc-provider', c);
       if (!ours && !peer) continue;
-      const bare = find(rows, 'baseline', 'bare-fastify', c);
+      const bare = find(rows, scenario.name, 'bare-fastify', c);
       const vsPeer = ratio(ours?.rps, peer?.rps);
       const vsBare = scenario.baseline ? ratio(ours?.rps, bare?.rps) : undefined;
       lines.push(
@@ -52,9 +52,15 @@ export function resultsTable(rows: readonly Row[], connections: readonly number[
       );
     }
   }
-  for (const c of connections) {
-    const bare = find(rows, 'baseline', 'bare-fastify', c);
-    if (bare) lines.push(`| Bare Fastify, small JSON | ${c} | ${cell(bare).join(' | ')} | | | | | | |`);
+  for (const scenario of SCENARIOS) {
+    for (const c of connections) {
+      const bare = find(rows, scenario.name, 'bare-fastify', c);
+      if (bare) {
+        lines.push(
+          `| Bare Fastify, small JSON (runs alternating with ${scenario.name}) | ${c} | ${cell(bare).join(' | ')} | | | | | | |`,
+        );
+      }
+    }
   }
   return lines.join('\n');
 }
@@ -75,7 +81,7 @@ export function judgeTargets(rows: readonly Row[], connections: readonly number[
         });
       }
       const floor = BASELINE_RATIO[scenario.name];
-      const bare = find(rows, 'baseline', 'bare-fastify', c);
+      const bare = find(rows, scenario.name, 'bare-fastify', c);
       if (floor !== undefined && bare && ours) {
         const r = ratio(ours.rps, bare.rps);
         targets.push({
@@ -102,7 +108,7 @@ export function conditions(machine: Machine, options: BenchOptions): string {
   return [
     `- Date: ${machine.date}; Node ${machine.node}; ${machine.cores} cores (${machine.cpu}), ${machine.memoryGiB} GiB RAM; load average before the run: ${machine.load}.`,
     `- Pinning: ${machine.pinning}.`,
-    `- autocannon, connections ${options.connections.join(' and ')}, ${options.warmup} s warm-up then ${options.runs} run(s) of ${options.duration} s each; medians of the runs. req/s counts 2xx answers only. CPU µs/req: the server's CPU time (from /proc) per answer during the runs.`,
+    `- autocannon, connections ${options.connections.join(' and ')}, ${options.warmup} s warm-up then ${options.runs} run(s) of ${options.duration} s each, taking turns between the servers; medians of the runs. req/s counts 2xx answers only. CPU µs/req: the server's CPU time (from /proc) per answer during the runs.`,
   ].join('\n');
 }
 

@@ -1,6 +1,7 @@
 /**
- * `npm run bench`: schoolauth against node-oidc-provider 9 and bare Fastify, one server at a
- * time on 127.0.0.1, same load for each; prints the table and writes docs/performance.md.
+ * `npm run bench`: schoolauth against node-oidc-provider 9 and bare Fastify on 127.0.0.1, the
+ * same load for each, runs taking turns between the servers; prints the table and writes
+ * docs/performance.md.
  * `npm run bench -- --soak` runs the memory soak instead. See docs/performance.md.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { join } from 'node:path';
 import { pinSelf } from './child.js';
 import { Fixture } from './fixture.js';
 import { describeMachine } from './machine.js';
-import { measureBaseline, measureScenario, type Row, type RunSettings } from './measure.js';
+import { Contender, measureTogether, type Row, type RunSettings } from './measure.js';
 import { type BenchOptions, parseOptions } from './options.js';
 import { conditions, judgeTargets, REPORT_PATH, resultsTable, targetsTable, writeBlock } from './report.js';
 import { SCENARIOS } from './scenarios.js';
@@ -17,44 +18,76 @@ import { runSoak } from './soak.js';
 import { startBareFastify } from './targets/bare-fastify.js';
 import { startOidcProvider } from './targets/oidc-provider.js';
 import { startSchoolauth } from './targets/schoolauth.js';
-import type { OAuthTarget, TargetName } from './targets/target.js';
+import type { BaselineTarget, OAuthTarget, TargetName } from './targets/target.js';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
-async function measureTarget(
-  target: OAuthTarget,
-  options: BenchOptions,
-  settings: RunSettings,
-): Promise<Row[]> {
-  const rows: Row[] = [];
-  try {
-    const fixture = await Fixture.prepare(target);
-    for (const [step, detail] of fixture.details) log(`  ${target.name}: ${step} not possible: ${detail}`);
-    const applicable = SCENARIOS.filter((s) => !s.schoolauthOnly || target.name === 'schoolauth');
-    for (const scenario of applicable.filter((s) => options.scenarios.includes(s.name))) {
-      for (const connections of options.connections) {
-        const row = await measureScenario(scenario, fixture, connections, settings);
-        if (row.skipped) log(`  ${target.name} ${scenario.name} c=${connections}: ${row.skipped}`);
-        rows.push(row);
-      }
-    }
-  } finally {
-    await target.server.stop();
-  }
-  return rows;
+interface Servers {
+  readonly oauth: Array<{ fixture: Fixture; stop: () => Promise<void> }>;
+  readonly bare?: BaselineTarget;
 }
 
-async function measureBare(options: BenchOptions, settings: RunSettings): Promise<Row[]> {
-  const bare = await startBareFastify();
-  try {
-    const rows: Row[] = [];
-    for (const c of options.connections) {
-      rows.push(await measureBaseline(bare.server.baseUrl, bare.path, bare.server.pid, c, settings));
-    }
-    return rows;
-  } finally {
-    await bare.server.stop();
+/** Starts every wanted server (all pinned to the server core; idle ones cost nothing). */
+async function startServers(options: BenchOptions, dataDir: string): Promise<Servers> {
+  const wanted = (name: TargetName) => options.targets.includes(name);
+  const oauth: Servers['oauth'] = [];
+  const starters: Array<[TargetName, string, () => Promise<OAuthTarget>]> = [
+    [
+      'schoolauth',
+      'schoolauth (dist, SQLite, LOG_LEVEL=info, RATE_LIMITS=off)',
+      () => startSchoolauth(dataDir, { logFile: options.serverLog }),
+    ],
+    [
+      'node-oidc-provider',
+      'node-oidc-provider 9 (SQLite adapter)',
+      () => startOidcProvider(dataDir, options.serverLog),
+    ],
+  ];
+  for (const [name, title, start] of starters) {
+    if (!wanted(name)) continue;
+    log(`starting ${title}`);
+    const target = await start();
+    const fixture = await Fixture.prepare(target);
+    for (const [step, detail] of fixture.details) log(`  ${target.name}: ${step} not possible: ${detail}`);
+    oauth.push({ fixture, stop: () => target.server.stop() });
   }
+  const baseline = options.scenarios.some((name) => SCENARIOS.find((s) => s.name === name)?.baseline);
+  const bare = wanted('bare-fastify') && baseline ? await startBareFastify() : undefined;
+  return { oauth, ...(bare ? { bare } : {}) };
+}
+
+async function stopServers(servers: Servers): Promise<void> {
+  for (const { stop } of servers.oauth) await stop();
+  await servers.bare?.server.stop();
+}
+
+async function measureAll(servers: Servers, options: BenchOptions, settings: RunSettings): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const scenario of SCENARIOS.filter((s) => options.scenarios.includes(s.name))) {
+    for (const connections of options.connections) {
+      const contenders: Contender[] = [];
+      for (const { fixture } of servers.oauth) {
+        if (scenario.schoolauthOnly && fixture.target.name !== 'schoolauth') continue;
+        const contender = await Contender.oauth(scenario, fixture);
+        if (typeof contender !== 'string') contenders.push(contender);
+        else {
+          log(`  ${fixture.target.name} ${scenario.name} c=${connections}: ${contender}`);
+          rows.push({
+            scenario: scenario.name,
+            target: fixture.target.name,
+            connections,
+            skipped: contender,
+          });
+        }
+      }
+      if (scenario.baseline && servers.bare) {
+        const { server, path } = servers.bare;
+        contenders.push(Contender.baseline(server.baseUrl, path, server.pid));
+      }
+      rows.push(...(await measureTogether(scenario.name, contenders, connections, settings)));
+    }
+  }
+  return rows;
 }
 
 async function benchmark(options: BenchOptions, dataDir: string): Promise<void> {
@@ -65,30 +98,12 @@ async function benchmark(options: BenchOptions, dataDir: string): Promise<void> 
     runs: options.runs,
     log,
   };
-  const rows: Row[] = [];
-  const wanted = (name: TargetName) => options.targets.includes(name);
-  if (wanted('schoolauth')) {
-    log('schoolauth (dist, SQLite, LOG_LEVEL=info, RATE_LIMITS=off)');
-    rows.push(
-      ...(await measureTarget(
-        await startSchoolauth(dataDir, { logFile: options.serverLog }),
-        options,
-        settings,
-      )),
-    );
-  }
-  if (wanted('node-oidc-provider')) {
-    log('node-oidc-provider 9 (SQLite adapter)');
-    rows.push(
-      ...(await measureTarget(await startOidcProvider(dataDir, options.serverLog), options, settings)),
-    );
-  }
-  if (
-    wanted('bare-fastify') &&
-    options.scenarios.some((name) => SCENARIOS.find((s) => s.name === name)?.baseline)
-  ) {
-    log('bare Fastify');
-    rows.push(...(await measureBare(options, settings)));
+  const servers = await startServers(options, dataDir);
+  let rows: Row[];
+  try {
+    rows = await measureAll(servers, options, settings);
+  } finally {
+    await stopServers(servers);
   }
 
   const report = [

@@ -31,13 +31,21 @@ if (scenario.pool) await fixture.ensure(scenario.pool, requests * 2 + 200);
 const plan = scenario.plan(fixture);
 if (typeof plan === 'string') throw new Error(plan);
 await runLoad({ baseUrl: target.server.baseUrl, connections: 16, seconds: 1, plan, amount: 200 });
-const strace = spawn('strace', ['-c', '-f', '-p', String(target.server.pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+const strace = spawn('strace', ['-c', '-f', '-p', String(target.server.pid)], {
+  stdio: ['ignore', 'ignore', 'pipe'],
+});
 let report = '';
 strace.stderr.on('data', (chunk: Buffer) => {
   report += chunk.toString();
 });
 await new Promise((resolve) => setTimeout(resolve, 1000));
-const m = await runLoad({ baseUrl: target.server.baseUrl, connections: 16, seconds: 60, plan, amount: requests });
+const m = await runLoad({
+  baseUrl: target.server.baseUrl,
+  connections: 16,
+  seconds: 60,
+  plan,
+  amount: requests,
+});
 strace.kill('SIGINT');
 await new Promise((resolve) => strace.once('exit', resolve));
 await target.server.stop();
@@ -45,5 +53,6 @@ const answered = m.ok + m.nonOk;
 process.stdout.write(`${scenario.name}: ${answered} answers (${m.nonOk} not 2xx) while traced\n`);
 for (const line of report.split('\n')) {
   const match = /^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$/.exec(line);
-  if (match) process.stdout.write(`${match[2]!.padEnd(16)} ${(Number(match[1]) / answered).toFixed(2)} per request\n`);
+  if (match)
+    process.stdout.write(`${match[2]!.padEnd(16)} ${(Number(match[1]) / answered).toFixed(2)} per request\n`);
 }

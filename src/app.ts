@@ -15,7 +15,7 @@ import { openApiRoute, registerOpenApi } from './docs/openapi.js';
 import { installErrorHandlers } from './error-handler.js';
 import { healthRoutes } from './health.js';
 import { FORM_BODY_LIMIT, JSON_BODY_LIMIT } from './limits.js';
-import { loggerOptions, RequestLogController } from './logging.js';
+import { lazyChildLogger, loggerOptions, RequestLogController } from './logging.js';
 import { authorizeRoutes } from './oauth/authorize/endpoint.js';
 import { discoveryRoutes } from './oauth/discovery.js';
 import { introspectRoutes } from './oauth/introspect.js';
@@ -23,7 +23,7 @@ import { registerRoutes } from './oauth/register.js';
 import { revokeRoutes } from './oauth/revoke.js';
 import { tokenRoutes } from './oauth/token/endpoint.js';
 import { userinfoRoutes } from './oauth/userinfo.js';
-import { installRequestMetrics, metricsRoute } from './ops/metrics-routes.js';
+import { installErrorMetrics, metricsRoute, observeAnswer } from './ops/metrics-routes.js';
 import { assetRoutes } from './pages/assets.js';
 import { connectedAppsRoutes } from './pages/connected-apps.routes.js';
 import { signInRoutes } from './pages/sign-in.routes.js';
@@ -40,7 +40,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   const app = buildFastify(ctx, options);
   installValidation(app);
   installErrorHandlers(app);
-  installRequestMetrics(app);
+  installErrorMetrics(app);
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
@@ -76,7 +76,8 @@ function buildFastify(ctx: AppContext, options: AppOptions): FastifyInstance {
   const logger = loggerOptions(ctx.config.logLevel);
   return Fastify({
     logger: options.logStream ? { ...logger, stream: options.logStream } : logger,
-    logController: new RequestLogController(ctx.config.logRequests),
+    logController: new RequestLogController(ctx.config.logRequests, observeAnswer),
+    childLoggerFactory: lazyChildLogger,
     // Fastify accepts a hop count too; its type omits it.
     trustProxy: ctx.config.trustProxy as boolean | string,
     bodyLimit: JSON_BODY_LIMIT,

@@ -3,7 +3,8 @@
  * credentials are redacted, and the query string is logged with secret-bearing parameters
  * masked (a code or token must never reach a log line, SPEC §9).
  */
-import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { LogController } from 'fastify';
 import { type LoggerOptions, stdSerializers } from 'pino';
 import type { LogLevel, LogRequests } from './config.js';
 
@@ -124,7 +125,14 @@ export const SLOW_REQUEST_MS = 1000;
  * per successful request cost more CPU than serving a metadata document (docs/decisions.md).
  */
 export class RequestLogController extends LogController {
-  constructor(private readonly policy: LogRequests) {
+  /**
+   * `observe` sees every answered request (the request metrics): called from here rather than an
+   * onResponse hook, which cost a hook run per request for the same moment.
+   */
+  constructor(
+    private readonly policy: LogRequests,
+    private readonly observe: (request: FastifyRequest, reply: FastifyReply) => void = () => undefined,
+  ) {
     super();
   }
 
@@ -135,6 +143,7 @@ export class RequestLogController extends LogController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): void {
+    this.observe(request, reply);
     if (this.isLogDisabled(request)) return;
     if (this.policy === 'errors' && !error && reply.statusCode < 400 && reply.elapsedTime < SLOW_REQUEST_MS) {
       return;
@@ -150,4 +159,56 @@ export class RequestLogController extends LogController {
     if (error) reply.log.error({ ...fields, err: error }, 'request errored');
     else reply.log.info(fields, 'request completed');
   }
+}
+
+type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/**
+ * A request's logger, made only when the request logs something. Fastify gives every request a
+ * pino child bound to its request id; creating it was 4% of a metadata GET, and with
+ * LOG_REQUESTS=errors most requests never log (docs/performance.md).
+ */
+class LazyChildLogger {
+  private made: FastifyBaseLogger | undefined;
+
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Record<string, unknown>,
+    private readonly options: object,
+  ) {}
+
+  private get real(): FastifyBaseLogger {
+    this.made ??= this.parent.child(this.bindings, this.options);
+    return this.made;
+  }
+
+  get level(): string {
+    return this.made?.level ?? this.parent.level;
+  }
+
+  set level(level: string) {
+    this.real.level = level;
+  }
+
+  child(bindings: Record<string, unknown>, options?: object): FastifyBaseLogger {
+    return this.real.child(bindings, options);
+  }
+}
+
+for (const method of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] satisfies LogMethod[]) {
+  Object.defineProperty(LazyChildLogger.prototype, method, {
+    value(this: LazyChildLogger, ...args: unknown[]) {
+      const real = (this as unknown as { real: Record<LogMethod, (...a: unknown[]) => void> }).real;
+      real[method](...args);
+    },
+  });
+}
+
+/** Fastify's childLoggerFactory: the request logger above. */
+export function lazyChildLogger(
+  logger: FastifyBaseLogger,
+  bindings: Record<string, unknown>,
+  options: object,
+): FastifyBaseLogger {
+  return new LazyChildLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
 }

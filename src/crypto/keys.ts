@@ -20,7 +20,8 @@ export interface SigningKey {
 interface Snapshot {
   readonly signing: SigningKey;
   /** Pre-serialised JWKS body, served as is. */
-  readonly jwksBody: string;
+  /** The JWKS document as UTF-8 bytes, serialised once per key change. */
+  readonly jwksBody: Buffer;
   readonly kids: readonly string[];
 }
 
@@ -110,7 +111,7 @@ export class KeyStore {
     const keys = rows.map((r) => JSON.parse(r.public_jwk) as JWK);
     return {
       signing: { kid: active.kid, key },
-      jwksBody: JSON.stringify({ keys }),
+      jwksBody: Buffer.from(JSON.stringify({ keys })),
       kids: rows.map((r) => r.kid),
     };
   }
@@ -124,7 +125,7 @@ export class KeyStore {
     return this.current().signing;
   }
 
-  jwksBody(): string {
+  jwksBody(): Buffer {
     return this.current().jwksBody;
   }
 

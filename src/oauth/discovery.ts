@@ -96,23 +96,26 @@ const METADATA_HEADERS = {
   'cache-control': 'public, max-age=300',
   'access-control-allow-origin': '*',
 };
+// Short cache: after a rotation clients must see the new key soon.
+const JWKS_HEADERS = { ...METADATA_HEADERS, 'cache-control': 'public, max-age=60' };
 
 export async function discoveryRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const documents: Array<[string, string, string]> = [
+  // Pre-built bytes: no serialising, encoding or length counting per request.
+  const documents: Array<[string, string, Buffer]> = [
     [
       PATHS.authorizationServerMetadata,
       'OAuth 2.0 Authorization Server Metadata (RFC 8414)',
-      JSON.stringify(authorizationServerMetadata(ctx.config.issuer)),
+      Buffer.from(JSON.stringify(authorizationServerMetadata(ctx.config.issuer))),
     ],
     [
       PATHS.openidConfiguration,
       'OpenID Connect Discovery 1.0 document',
-      JSON.stringify(openidConfiguration(ctx.config.issuer)),
+      Buffer.from(JSON.stringify(openidConfiguration(ctx.config.issuer))),
     ],
     [
       PATHS.protectedResourceMetadata,
       'OAuth 2.0 Protected Resource Metadata (RFC 9728)',
-      JSON.stringify(protectedResourceMetadata(ctx.config.issuer)),
+      Buffer.from(JSON.stringify(protectedResourceMetadata(ctx.config.issuer))),
     ],
   ];
   for (const [url, summary, body] of documents) {
@@ -137,8 +140,6 @@ export async function discoveryRoutes(app: FastifyInstance, ctx: AppContext): Pr
         response: { 200: { type: 'object', additionalProperties: true } },
       },
     },
-    // Short cache: after a rotation clients must see the new key soon.
-    (_req, reply) =>
-      reply.headers({ ...METADATA_HEADERS, 'cache-control': 'public, max-age=60' }).send(ctx.keys.jwksBody()),
+    (_req, reply) => reply.headers(JWKS_HEADERS).send(ctx.keys.jwksBody()),
   );
 }

@@ -1,10 +1,10 @@
 /**
- * Where the metrics are served: hooks that observe every request, `/metrics` on the main port
+ * Where the metrics are served: what observes every request, `/metrics` on the main port
  * behind METRICS_TOKEN, and a separate listener on METRICS_PORT. With neither configured
  * `/metrics` does not exist (404).
  */
 import { createServer, type Server } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { safeEqual } from '../crypto/tokens.js';
 import { toWireError } from '../error-handler.js';
@@ -12,19 +12,20 @@ import { OAuthError } from '../errors.js';
 import { readAuthorizationHeader } from '../resource-server/bearer.js';
 import { countOAuthError, METRICS_CONTENT_TYPE, metricsText, observeRequest } from './metrics.js';
 
-/** Adds the request hooks to the root instance (not encapsulated: they see every route). */
-export function installRequestMetrics(app: FastifyInstance): void {
-  // Callback-style hooks: they run on every request, and an async hook costs a promise each.
+/** Adds the error hook to the root instance (not encapsulated: it sees every route). */
+export function installErrorMetrics(app: FastifyInstance): void {
+  // A callback-style hook: an async hook costs a promise per call.
   app.addHook('onError', (request, _reply, error, done) => {
     countOAuthError(toWireError(error, request).code);
     done();
   });
-  app.addHook('onResponse', (request, reply, done) => {
-    // The route pattern, never the raw URL: unmatched paths share one label.
-    const route = request.routeOptions.url ?? 'unmatched';
-    observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
-    done();
-  });
+}
+
+/** Counts an answered request (called by the request log controller for every request). */
+export function observeAnswer(request: FastifyRequest, reply: FastifyReply): void {
+  // The route pattern, never the raw URL: unmatched paths share one label.
+  const route = request.routeOptions.url ?? 'unmatched';
+  observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
 }
 
 export async function metricsRoute(app: FastifyInstance, ctx: AppContext): Promise<void> {

@@ -30,6 +30,8 @@ interface Answered {
   readonly route: string;
   readonly status: string;
   count: number;
+  /** The latency series of the same method and route (one lookup per request, not two). */
+  readonly latency: Latency;
 }
 
 /** Holds the series of schoolauth_http_requests_total and schoolauth_http_request_duration_seconds. */
@@ -58,24 +60,29 @@ export class RequestSeries {
   }
 
   observe(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${route}`;
-    const answeredKey = `${status} ${key}`;
+    const answeredKey = `${status} ${method} ${route}`;
     let answered = this.answered.get(answeredKey);
     if (!answered) {
-      answered = { method, route, status: String(status), count: 0 };
+      answered = { method, route, status: String(status), count: 0, latency: this.latencyOf(method, route) };
       this.answered.set(answeredKey, answered);
     }
     answered.count++;
-    let latency = this.latency.get(key);
-    if (!latency) {
-      latency = { method, route, buckets: new Array(BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
-      this.latency.set(key, latency);
-    }
+    const latency = answered.latency;
     let slot = 0;
     while (slot < BUCKETS.length && seconds > BUCKETS[slot]!) slot++;
     latency.buckets[slot]!++;
     latency.sum += seconds;
     latency.count++;
+  }
+
+  private latencyOf(method: string, route: string): Latency {
+    const key = `${method} ${route}`;
+    let latency = this.latency.get(key);
+    if (!latency) {
+      latency = { method, route, buckets: new Array(BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
+      this.latency.set(key, latency);
+    }
+    return latency;
   }
 
   private answeredValues(): ExposedValue[] {

@@ -23,24 +23,31 @@ const BEGIN = CompiledQuery.raw('begin');
 const COMMIT = CompiledQuery.raw('commit');
 const ROLLBACK = CompiledQuery.raw('rollback');
 
+interface Prepared {
+  readonly statement: SQLite.Statement;
+  /** Whether it returns rows (read once: `reader` is a native getter). */
+  readonly reader: boolean;
+}
+
 class SqliteConnection implements DatabaseConnection {
-  private readonly statements = new Map<string, SQLite.Statement>();
+  private readonly statements = new Map<string, Prepared>();
 
   constructor(private readonly database: SQLite.Database) {}
 
-  private prepare(sql: string): SQLite.Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.database.prepare(sql);
-      if (this.statements.size < STATEMENT_CACHE_SIZE) this.statements.set(sql, statement);
+  private prepare(sql: string): Prepared {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
+      const statement = this.database.prepare(sql);
+      prepared = { statement, reader: statement.reader };
+      if (this.statements.size < STATEMENT_CACHE_SIZE) this.statements.set(sql, prepared);
     }
-    return statement;
+    return prepared;
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const statement = this.prepare(query.sql);
+    const { statement, reader } = this.prepare(query.sql);
     const parameters = query.parameters as unknown[];
-    if (statement.reader) return { rows: statement.all(parameters) as R[] };
+    if (reader) return { rows: statement.all(parameters) as R[] };
     const { changes, lastInsertRowid } = statement.run(parameters);
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }

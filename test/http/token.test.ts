@@ -67,7 +67,7 @@ for (const dialect of DIALECTS) {
       const header = decodeProtectedHeader(body.id_token);
       assert.equal(header.alg, 'RS256');
       assert.equal(header.kid, t.ctx.keys.signingKey().kid);
-      const jwks = createLocalJWKSet(JSON.parse(t.ctx.keys.jwksBody()));
+      const jwks = createLocalJWKSet(JSON.parse(t.ctx.keys.jwksBody().toString()));
       const { payload } = await jwtVerify(body.id_token, jwks, {
         issuer: t.config.issuer,
         audience: pub.client_id,

@@ -41,7 +41,7 @@ function documentAccess(route: RouteOptions, access: Access): void {
 
 async function v1(app: FastifyInstance, ctx: AppContext): Promise<void> {
   // RATE_LIMIT_API per access token (per IP when anonymous), before the token is judged.
-  app.addHook('onRequest', apiRateLimit(ctx));
+  for (const limit of apiRateLimit(ctx)) app.addHook('onRequest', limit);
   installGuard(app, ctx);
   app.addHook('onRoute', (route) => {
     if (route.config?.access && route.method !== 'HEAD') documentAccess(route, route.config.access);

@@ -10,18 +10,28 @@ import { MAX_PARAMETER_LENGTH, overlongParameter } from '../limits.js';
 
 const FORM_HINT = 'send the parameters as an application/x-www-form-urlencoded body';
 
-export async function requireForm(request: FastifyRequest): Promise<void> {
+function formProblem(request: FastifyRequest): OAuthError | undefined {
   const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') {
-    throw new OAuthError('invalid_request', `unsupported Content-Type; ${FORM_HINT}`);
+    return new OAuthError('invalid_request', `unsupported Content-Type; ${FORM_HINT}`);
   }
   const overlong = overlongParameter(request.body);
   if (overlong !== undefined) {
-    throw new OAuthError(
+    return new OAuthError(
       'invalid_request',
       `parameter "${overlong.slice(0, 64)}" is longer than ${MAX_PARAMETER_LENGTH} characters; send the value the server issued`,
     );
   }
+  return undefined;
+}
+
+/** A preValidation hook (callback style: an async hook costs a promise per request). */
+export function requireForm(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: (error?: Error) => void,
+): void {
+  done(formProblem(request));
 }
 
 function classify(error: FastifyError, request: FastifyRequest): WireError {

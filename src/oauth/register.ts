@@ -146,7 +146,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     {
       config: { validationErrorCode: 'invalid_client_metadata' },
       errorHandler: registrationErrorHandler,
-      onRequest: registrationRateLimit(ctx),
+      onRequest: [...registrationRateLimit(ctx)],
       schema: {
         tags: ['oauth'],
         summary: 'Register a client (RFC 7591); open to loopback redirect URIs only',
@@ -164,17 +164,23 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
       const now = ctx.now();
       const id = randomId('dyn_');
       const secret = meta.authMethod === 'client_secret_post' ? mintSecret('clientSecret') : undefined;
-      await insertClient(ctx.db, clientRow(id, meta, secret?.hash ?? null, now));
-      await recordAudit(
-        ctx.db,
-        {
-          kind: 'client.registered',
-          clientId: id,
-          ip: request.ip,
-          detail: { token_endpoint_auth_method: meta.authMethod, redirect_uris: meta.redirectUris.join(' ') },
-        },
-        now,
-      );
+      // The client and its audit row commit together: one commit per registration.
+      await ctx.db.transaction().execute(async (trx) => {
+        await insertClient(trx, clientRow(id, meta, secret?.hash ?? null, now));
+        await recordAudit(
+          trx,
+          {
+            kind: 'client.registered',
+            clientId: id,
+            ip: request.ip,
+            detail: {
+              token_endpoint_auth_method: meta.authMethod,
+              redirect_uris: meta.redirectUris.join(' '),
+            },
+          },
+          now,
+        );
+      });
       request.log.info({ clientId: id }, 'client registered');
       return reply
         .code(201)

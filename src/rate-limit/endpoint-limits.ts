@@ -12,7 +12,8 @@ import { rateLimited } from './rate-limited.js';
 const MINUTE = 60;
 
 type Ctx = Pick<AppContext, 'db' | 'config' | 'now'>;
-export type RateLimitHook = (request: FastifyRequest) => Promise<void>;
+/** The hooks to attach: one, or none at all when RATE_LIMITS=off (no per-request cost then). */
+export type RateLimitHooks = ReadonlyArray<(request: FastifyRequest) => Promise<void>>;
 
 interface Rule {
   readonly limit: (config: AppContext['config']) => number;
@@ -20,16 +21,18 @@ interface Rule {
   readonly what: string;
 }
 
-function hook(ctx: Ctx, rule: Rule): RateLimitHook {
-  return async (request) => {
-    if (!ctx.config.rateLimits) return;
-    const result = await hit(ctx.db, rule.key(request), rule.limit(ctx.config), MINUTE, ctx.now());
-    if (!result.allowed) throw rateLimited(result.retryAfter, rule.what);
-  };
+function hook(ctx: Ctx, rule: Rule): RateLimitHooks {
+  if (!ctx.config.rateLimits) return [];
+  return [
+    async (request) => {
+      const result = await hit(ctx.db, rule.key(request), rule.limit(ctx.config), MINUTE, ctx.now());
+      if (!result.allowed) throw rateLimited(result.retryAfter, rule.what);
+    },
+  ];
 }
 
 /** RATE_LIMIT_REGISTER registrations per minute per client IP (SPEC §5). Attach as `onRequest`. */
-export function registrationRateLimit(ctx: Ctx): RateLimitHook {
+export function registrationRateLimit(ctx: Ctx): RateLimitHooks {
   return hook(ctx, {
     limit: (c) => c.rateLimitRegister,
     key: (request) => limitKey('register:ip', request.ip),
@@ -47,7 +50,7 @@ function bodyClientId(request: FastifyRequest): string | undefined {
  * RATE_LIMIT_TOKEN token requests per minute per client_id; a request naming no client counts
  * against its IP. Attach as `preValidation` (the body is parsed, not yet validated).
  */
-export function tokenRateLimit(ctx: Ctx): RateLimitHook {
+export function tokenRateLimit(ctx: Ctx): RateLimitHooks {
   return hook(ctx, {
     limit: (c) => c.rateLimitToken,
     key: (request) => {
@@ -62,7 +65,7 @@ export function tokenRateLimit(ctx: Ctx): RateLimitHook {
  * RATE_LIMIT_API requests per minute per access token (keyed by its hash, never the token);
  * anonymous requests count per IP. Attach as `onRequest` on the API routes.
  */
-export function apiRateLimit(ctx: Ctx): RateLimitHook {
+export function apiRateLimit(ctx: Ctx): RateLimitHooks {
   return hook(ctx, {
     limit: (c) => c.rateLimitApi,
     key: (request) => {

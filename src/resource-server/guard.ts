@@ -66,11 +66,14 @@ export function installGuard(app: FastifyInstance, ctx: AppContext): void {
     if (hasQueryToken(request)) throw new OAuthError('invalid_request', USE_HEADER);
     request.principal = await judge(ctx, request.headers.authorization, access);
   });
-  app.addHook('preValidation', async (request) => {
+  // Callback style: it runs on every API request, and an async hook costs a promise each.
+  app.addHook('preValidation', (request, _reply, done) => {
     // RFC 6750 §2.2 form-body tokens are refused for the same reason.
     const body = request.body as Record<string, unknown> | undefined;
     if (body && typeof body === 'object' && Object.hasOwn(body, 'access_token')) {
-      throw new OAuthError('invalid_request', USE_HEADER);
+      done(new OAuthError('invalid_request', USE_HEADER));
+      return;
     }
+    done();
   });
 }

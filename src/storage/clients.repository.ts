@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { prepared } from './prepared.js';
+import { prepared, preparedInsert } from './prepared.js';
 import type { Client, Database } from './schema.js';
 
 const byId = prepared((db, id: string) => db.selectFrom('clients').selectAll().where('id', '=', id));
@@ -7,9 +7,8 @@ const touch = prepared((db, id: string, now: number) =>
   db.updateTable('clients').set({ last_used_at: now }).where('id', '=', id),
 );
 
-export async function insertClient(db: Kysely<Database>, client: Client): Promise<void> {
-  await db.insertInto('clients').values(client).execute();
-}
+export const insertClient: (db: Kysely<Database>, client: Client) => Promise<void> =
+  preparedInsert('clients');
 
 /**
  * The client with this id. An id with a NUL character cannot exist (and PostgreSQL refuses NUL in

@@ -81,7 +81,7 @@ export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promis
     {
       errorHandler: oauthFormErrorHandler,
       // RATE_LIMIT_TOKEN per client_id: counted before anything else is checked.
-      preValidation: [tokenRateLimit(ctx), requireForm],
+      preValidation: [...tokenRateLimit(ctx), requireForm],
       schema: {
         tags: ['oauth'],
         summary: 'Exchange an authorization code or a refresh token for tokens',

@@ -7,6 +7,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { sendWireError, toWireError } from '../error-handler.js';
 import { OAuthError, WireError } from '../errors.js';
 import { MAX_PARAMETER_LENGTH, overlongParameter } from '../limits.js';
+import type { ClientCredentials } from './client-auth.js';
 
 const FORM_HINT = 'send the parameters as an application/x-www-form-urlencoded body';
 
@@ -61,8 +62,19 @@ export function param(value: string | undefined): string | undefined {
 }
 
 /** Only the Authorization header as a single string (a repeated header is still an attempt). */
-export function authorizationHeader(request: FastifyRequest): string | undefined {
+function authorizationHeader(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (header === undefined) return undefined;
   return Array.isArray(header) ? header.join(',') : header;
+}
+
+/** What a token, revocation or introspection request presents to authenticate its client. */
+export function clientCredentials(
+  request: FastifyRequest<{ Body: { client_id?: string; client_secret?: string } }>,
+): ClientCredentials {
+  return {
+    clientId: param(request.body.client_id),
+    clientSecret: param(request.body.client_secret),
+    authorization: authorizationHeader(request),
+  };
 }

@@ -14,7 +14,7 @@ import { findRefreshToken } from '../storage/refresh-tokens.repository.js';
 import type { AccessToken, Client, RefreshToken } from '../storage/schema.js';
 import { authenticateClient } from './client-auth.js';
 import { PATHS } from './discovery.js';
-import { authorizationHeader, oauthFormErrorHandler, param, requireForm } from './form-request.js';
+import { clientCredentials, oauthFormErrorHandler, param, requireForm } from './form-request.js';
 import { TokenLookupBody, type TokenLookupParams } from './revoke.js';
 import { required } from './token/params.js';
 import { NO_STORE, OAuthErrorBody } from './wire-schemas.js';
@@ -115,11 +115,7 @@ export async function introspectRoutes(app: FastifyInstance, ctx: AppContext): P
       },
     },
     async (request, reply) => {
-      const client = await authenticateClient(ctx, {
-        clientId: param(request.body.client_id),
-        clientSecret: param(request.body.client_secret),
-        authorization: authorizationHeader(request),
-      });
+      const client = await authenticateClient(ctx, clientCredentials(request));
       const token = required(param(request.body.token), 'token', 'send the token to introspect');
       const answer = await introspect(ctx, client, token, param(request.body.token_type_hint));
       return reply.headers(NO_STORE).send(answer);

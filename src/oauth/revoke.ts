@@ -15,7 +15,7 @@ import type { Client, Database } from '../storage/schema.js';
 import { revokeAccessToken } from '../storage/tokens.repository.js';
 import { authenticateClient } from './client-auth.js';
 import { PATHS } from './discovery.js';
-import { authorizationHeader, oauthFormErrorHandler, param, requireForm } from './form-request.js';
+import { clientCredentials, oauthFormErrorHandler, param, requireForm } from './form-request.js';
 import { required } from './token/params.js';
 import { OAuthErrorBody } from './wire-schemas.js';
 
@@ -116,11 +116,7 @@ export async function revokeRoutes(app: FastifyInstance, ctx: AppContext): Promi
       },
     },
     async (request, reply) => {
-      const client = await authenticateClient(ctx, {
-        clientId: param(request.body.client_id),
-        clientSecret: param(request.body.client_secret),
-        authorization: authorizationHeader(request),
-      });
+      const client = await authenticateClient(ctx, clientCredentials(request));
       const token = required(
         param(request.body.token),
         'token',

@@ -1,7 +1,8 @@
 /**
- * Prometheus metrics (prom-client), one registry per process. HTTP metrics come from hooks on
- * the app; OAuth event counters follow the audit trail (recordAudit calls `countAuditEvent`), so
- * every audited issuance, refresh, revocation, replay and reuse is counted exactly once.
+ * Prometheus metrics (prom-client), one registry per process. HTTP metrics come from the request
+ * log controller and the error hook; OAuth event counters follow the audit trail (recordAudit
+ * calls `countAuditEvent`), so every audited issuance, refresh, revocation, replay and reuse is
+ * counted exactly once.
  */
 import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
 import { RequestSeries } from './request-series.js';
@@ -61,7 +62,7 @@ export function countOAuthError(code: string): void {
   oauthErrors.inc({ code });
 }
 
-/** Called once per answered request (onResponse hook). */
+/** Called once per answered request (by the request log controller, see metrics-routes.ts). */
 export function observeRequest(method: string, route: string, status: number, seconds: number): void {
   requestSeries.observe(method, route, status, seconds);
 }

@@ -7,8 +7,9 @@ import type { LightMyRequestResponse } from 'fastify';
 import { createAccount } from '../../src/accounts/accounts.js';
 import { issueAuthorizationCode } from '../../src/oauth/authorization-codes.js';
 import { s256 } from '../../src/oauth/pkce.js';
+import type { DialectName } from '../../src/storage/connect.js';
 import type { Account } from '../../src/storage/schema.js';
-import type { TestApp } from './app.js';
+import { createTestApp, type TestApp } from './app.js';
 
 export const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
 
@@ -157,4 +158,12 @@ export function revoke(t: TestApp, client: RegisteredClient, token: string, extr
 /** Asserts-friendly view of an error response. */
 export function errorOf(res: LightMyRequestResponse): { status: number; error: unknown } {
   return { status: res.statusCode, error: (res.json() as { error?: unknown }).error };
+}
+
+/** What a token-side suite starts from: an app, a public and a confidential client, one person. */
+export async function oauthSuite(
+  dialect: DialectName,
+): Promise<{ t: TestApp; pub: RegisteredClient; conf: RegisteredClient; person: Account }> {
+  const t = await createTestApp(dialect);
+  return { t, pub: await register(t), conf: await registerConfidential(t), person: await createPerson(t) };
 }

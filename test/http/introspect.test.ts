@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
+import { DIALECTS, type TestApp } from '../helpers/app.js';
 import {
   createPerson,
   errorOf,
   introspect,
+  oauthSuite,
   postForm,
   type RegisteredClient,
   refresh,
   register,
-  registerConfidential,
   tokensFor,
 } from '../helpers/oauth.js';
 
@@ -20,10 +20,7 @@ for (const dialect of DIALECTS) {
     let conf: RegisteredClient;
     let person: Awaited<ReturnType<typeof createPerson>>;
     before(async () => {
-      t = await createTestApp(dialect);
-      pub = await register(t);
-      conf = await registerConfidential(t);
-      person = await createPerson(t);
+      ({ t, pub, conf, person } = await oauthSuite(dialect));
     });
     after(() => t.close());
 

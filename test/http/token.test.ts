@@ -3,17 +3,17 @@ import { after, before, describe, it } from 'node:test';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { hashSecret } from '../../src/crypto/tokens.js';
 import { CLIENT_TOUCH_INTERVAL } from '../../src/storage/clients.repository.js';
-import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
+import { DIALECTS, type TestApp } from '../helpers/app.js';
 import {
-  createPerson,
+  type createPerson,
   errorOf,
   exchangeCode,
   type Form,
   mintCode,
+  oauthSuite,
   postForm,
   type RegisteredClient,
   register,
-  registerConfidential,
 } from '../helpers/oauth.js';
 
 for (const dialect of DIALECTS) {
@@ -23,10 +23,7 @@ for (const dialect of DIALECTS) {
     let conf: RegisteredClient;
     let person: Awaited<ReturnType<typeof createPerson>>;
     before(async () => {
-      t = await createTestApp(dialect);
-      pub = await register(t);
-      conf = await registerConfidential(t);
-      person = await createPerson(t);
+      ({ t, pub, conf, person } = await oauthSuite(dialect));
     });
     after(() => t.close());
 

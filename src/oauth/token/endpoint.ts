@@ -11,7 +11,7 @@ import { touchClient } from '../../storage/clients.repository.js';
 import type { Client } from '../../storage/schema.js';
 import { authenticateClient } from '../client-auth.js';
 import { PATHS } from '../discovery.js';
-import { authorizationHeader, oauthFormErrorHandler, param, requireForm } from '../form-request.js';
+import { clientCredentials, oauthFormErrorHandler, param, requireForm } from '../form-request.js';
 import { NO_STORE, OAuthErrorBody } from '../wire-schemas.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
@@ -93,11 +93,7 @@ export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promis
     async (request, reply) => {
       const params = request.body;
       const grantType = grantOf(param(params.grant_type));
-      const client = await authenticateClient(ctx, {
-        clientId: param(params.client_id),
-        clientSecret: param(params.client_secret),
-        authorization: authorizationHeader(request),
-      });
+      const client = await authenticateClient(ctx, clientCredentials(request));
       checkClientGrant(client, grantType);
       const body: TokenResponseBody = await GRANTS[grantType](ctx, client, params, request.ip);
       await touchClient(ctx.db, client, ctx.now());

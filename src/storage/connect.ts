@@ -8,7 +8,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
-import { QueuedSqliteDialect } from './sqlite-driver.js';
+import { allowImmediate, QueuedSqliteDialect } from './sqlite-driver.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -45,7 +45,12 @@ function openSqlite(path: string): Storage {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new QueuedSqliteDialect(database) });
+  // Savepoint journals (every transaction is a savepoint of a shared commit, sqlite-driver.ts) in
+  // memory, not in temporary files: a file write per page each transaction first changes.
+  database.pragma('temp_store = MEMORY');
+  const dialect = new QueuedSqliteDialect(database);
+  const db = new Kysely<Database>({ dialect });
+  allowImmediate(db, dialect);
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 

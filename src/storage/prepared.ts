@@ -10,6 +10,7 @@ import type { Compilable, CompiledQuery, Insertable, Kysely, QueryResult } from 
 import type { DialectName } from './connect.js';
 import { dialectOf } from './dialect.js';
 import type { Database } from './schema.js';
+import { runImmediately } from './sqlite-driver.js';
 
 /** Stands in for the n-th argument while the query is compiled. */
 class Argument {
@@ -54,7 +55,8 @@ function compile<A extends unknown[]>(
 function run<R>(db: Kysely<Database>, template: Template, args: readonly unknown[]): Promise<QueryResult<R>> {
   const parameters = template.compiled.parameters.slice();
   for (const [position, index] of template.slots) parameters[position] = args[index];
-  return db.executeQuery<R>({ ...template.compiled, parameters } as CompiledQuery<R>);
+  const query = { ...template.compiled, parameters } as CompiledQuery<R>;
+  return runImmediately<R>(db, query) ?? db.executeQuery<R>(query);
 }
 
 /**

@@ -1,14 +1,27 @@
 /**
- * Kysely's SQLite driver, rebuilt for a busy server. SQLite has one connection, so requests
- * queue for it. Kysely's own driver wakes every waiter on each release and all but one go back
- * to sleep: with 16–64 requests in flight that was a storm of promise wake-ups per query. Here
- * waiters form a FIFO queue and a release hands the connection to the next one directly.
- * Prepared statements are kept per SQL text (Kysely prepares every query anew; compiling was a
- * tenth of a registration's CPU time, docs/performance.md).
+ * Kysely's SQLite driver, rebuilt for a busy server (docs/performance.md):
+ *
+ * - SQLite has one connection, so requests queue for it. Kysely's own driver wakes every waiter
+ *   on each release and all but one go back to sleep; here waiters form a FIFO queue and a
+ *   release hands the connection to the next one directly.
+ * - Prepared statements are kept per SQL text (Kysely prepares every query anew).
+ * - Group commit: a commit costs more than the statements of a token request on this hardware
+ *   (lock calls, a WAL header and a frame per page), so the transactions that run in one turn of
+ *   the event loop share one. Each runs inside a savepoint of a shared SQLite transaction; its
+ *   commit releases the savepoint, hands the connection on, and resolves only once the shared
+ *   COMMIT is on disk. No answer is sent before its writes are committed; a failed transaction
+ *   rolls back to its savepoint and leaves the others alone; a failed COMMIT rejects every
+ *   transaction of the batch.
+ * - A query outside a transaction may run at once (`runImmediately`) when nothing holds the
+ *   connection, without Kysely's chain of promises.
+ *
+ * Reads outside a transaction see the work of transactions whose shared commit is pending (as
+ * one connection always did); a write outside a transaction first commits the pending batch, so
+ * it never resolves before it is committed.
  */
 import type SQLite from 'better-sqlite3';
 import {
-  CompiledQuery,
+  type CompiledQuery,
   type DatabaseConnection,
   type Driver,
   type QueryResult,
@@ -19,37 +32,166 @@ import {
 /** Distinct SQL texts kept prepared; queries beyond this (unusual IN-list lengths) are prepared each time. */
 const STATEMENT_CACHE_SIZE = 500;
 
-const BEGIN = CompiledQuery.raw('begin');
-const COMMIT = CompiledQuery.raw('commit');
-const ROLLBACK = CompiledQuery.raw('rollback');
-
 interface Prepared {
   readonly statement: SQLite.Statement;
   /** Whether it returns rows (read once: `reader` is a native getter). */
   readonly reader: boolean;
+  /** Whether it changes nothing. */
+  readonly readonly: boolean;
 }
 
-class SqliteConnection implements DatabaseConnection {
+/** Transactions whose savepoints are released and that wait for one shared COMMIT. */
+interface Batch {
+  readonly committed: Promise<void>;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+function newBatch(): Batch {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const committed = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Every transaction of the batch awaits it; this keeps a batch nobody awaits from crashing the process.
+  committed.catch(() => undefined);
+  return { committed, resolve, reject };
+}
+
+class QueuedSqliteDriver implements Driver {
   private readonly statements = new Map<string, Prepared>();
+  private readonly waiting: Array<(lease: Lease) => void> = [];
+  private holder: Lease | undefined;
+  private batch: Batch | undefined;
 
   constructor(private readonly database: SQLite.Database) {}
+
+  async init(): Promise<void> {}
+
+  acquireConnection(): Promise<DatabaseConnection> {
+    if (!this.holder) {
+      this.holder = new Lease(this);
+      return Promise.resolve(this.holder);
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    this.release(connection as Lease);
+  }
+
+  private release(lease: Lease): void {
+    if (lease.released) return;
+    lease.released = true;
+    const next = this.waiting.shift();
+    if (!next) {
+      this.holder = undefined;
+      return;
+    }
+    // The connection passes straight to the next waiter: nobody else can take it in between.
+    this.holder = new Lease(this);
+    next(this.holder);
+  }
+
+  async beginTransaction(connection: DatabaseConnection, _settings: TransactionSettings): Promise<void> {
+    if (!this.batch) {
+      this.execute('begin');
+      this.batch = newBatch();
+      setImmediate(() => this.commitWhenFree());
+    }
+    this.execute('savepoint request');
+    (connection as Lease).inTransaction = true;
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const lease = connection as Lease;
+    this.execute('release request');
+    lease.inTransaction = false;
+    const { committed } = this.batch!;
+    this.release(lease);
+    await committed;
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const lease = connection as Lease;
+    // Released already: its shared COMMIT failed, and the batch was rolled back with it.
+    if (lease.released) return;
+    lease.inTransaction = false;
+    this.execute('rollback to request');
+    this.execute('release request');
+  }
+
+  async destroy(): Promise<void> {
+    this.commitBatch();
+    this.database.close();
+  }
+
+  /** Runs the query now when nothing holds the connection; else undefined. */
+  runNow<R>(query: CompiledQuery): QueryResult<R> | undefined {
+    return this.holder ? undefined : this.run<R>(query, false);
+  }
+
+  run<R>(query: CompiledQuery, inTransaction: boolean): QueryResult<R> {
+    const { statement, reader, readonly } = this.prepare(query.sql);
+    // A write outside a transaction must not answer before it is committed.
+    if (!inTransaction && !readonly) this.commitBatch();
+    const parameters = query.parameters as unknown[];
+    if (reader) return { rows: statement.all(parameters) as R[] };
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  }
+
+  private execute(sql: string): void {
+    this.prepare(sql).statement.run();
+  }
 
   private prepare(sql: string): Prepared {
     let prepared = this.statements.get(sql);
     if (!prepared) {
       const statement = this.database.prepare(sql);
-      prepared = { statement, reader: statement.reader };
+      prepared = { statement, reader: statement.reader, readonly: statement.readonly };
       if (this.statements.size < STATEMENT_CACHE_SIZE) this.statements.set(sql, prepared);
     }
     return prepared;
   }
 
+  /** The end of the event-loop turn that opened the batch: commit it, taking a turn in the queue if need be. */
+  private commitWhenFree(): void {
+    if (!this.batch) return;
+    if (!this.holder) {
+      this.commitBatch();
+      return;
+    }
+    this.waiting.push((lease) => {
+      this.commitBatch();
+      this.release(lease);
+    });
+  }
+
+  private commitBatch(): void {
+    const batch = this.batch;
+    if (!batch) return;
+    this.batch = undefined;
+    try {
+      this.execute('commit');
+      batch.resolve();
+    } catch (error) {
+      if (this.database.inTransaction) this.database.exec('rollback');
+      batch.reject(error);
+    }
+  }
+}
+
+/** One turn with the connection: what Kysely holds between acquire and release. */
+class Lease implements DatabaseConnection {
+  inTransaction = false;
+  released = false;
+
+  constructor(private readonly driver: QueuedSqliteDriver) {}
+
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const { statement, reader } = this.prepare(query.sql);
-    const parameters = query.parameters as unknown[];
-    if (reader) return { rows: statement.all(parameters) as R[] };
-    const { changes, lastInsertRowid } = statement.run(parameters);
-    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+    return this.driver.run<R>(query, this.inTransaction);
   }
 
   // biome-ignore lint/correctness/useYield: streaming is not offered; the signature is Kysely's.
@@ -58,56 +200,44 @@ class SqliteConnection implements DatabaseConnection {
   }
 }
 
-class QueuedSqliteDriver implements Driver {
-  private readonly connection: SqliteConnection;
-  private busy = false;
-  private readonly waiting: Array<() => void> = [];
-
-  constructor(private readonly database: SQLite.Database) {
-    this.connection = new SqliteConnection(database);
-  }
-
-  async init(): Promise<void> {}
-
-  acquireConnection(): Promise<DatabaseConnection> {
-    if (!this.busy) {
-      this.busy = true;
-      return Promise.resolve(this.connection);
-    }
-    return new Promise((resolve) => this.waiting.push(() => resolve(this.connection)));
-  }
-
-  async releaseConnection(): Promise<void> {
-    const next = this.waiting.shift();
-    // The connection passes straight to the next waiter: it stays busy.
-    if (next) next();
-    else this.busy = false;
-  }
-
-  async beginTransaction(connection: DatabaseConnection, _settings: TransactionSettings): Promise<void> {
-    await connection.executeQuery(BEGIN);
-  }
-
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(COMMIT);
-  }
-
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(ROLLBACK);
-  }
-
-  async destroy(): Promise<void> {
-    this.database.close();
-  }
-}
-
 /** Kysely's SQLite dialect (compiler, adapter, introspector) with the queued driver above. */
 export class QueuedSqliteDialect extends SqliteDialect {
+  private driver: QueuedSqliteDriver | undefined;
+
   constructor(private readonly database: SQLite.Database) {
     super({ database });
   }
 
   override createDriver(): Driver {
-    return new QueuedSqliteDriver(this.database);
+    this.driver = new QueuedSqliteDriver(this.database);
+    return this.driver;
+  }
+
+  runNow<R>(query: CompiledQuery): QueryResult<R> | undefined {
+    return this.driver?.runNow<R>(query);
+  }
+}
+
+const immediate = new WeakMap<object, QueuedSqliteDialect>();
+
+/** Lets `runImmediately` reach the connection of this Kysely instance (not of its transactions). */
+export function allowImmediate(db: object, dialect: QueuedSqliteDialect): void {
+  immediate.set(db, dialect);
+}
+
+/**
+ * A query outside any transaction, on SQLite, while nothing holds the connection: run it now
+ * instead of through Kysely's connection provider. better-sqlite3 is synchronous, so the answer
+ * is the same; what is saved is the chain of promises around it. Undefined when the query must
+ * wait its turn (or the database is not SQLite).
+ */
+export function runImmediately<R>(db: object, query: CompiledQuery): Promise<QueryResult<R>> | undefined {
+  const dialect = immediate.get(db);
+  if (!dialect) return undefined;
+  try {
+    const result = dialect.runNow<R>(query);
+    return result && Promise.resolve(result);
+  } catch (error) {
+    return Promise.reject(error);
   }
 }

@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { type Kysely, sql } from 'kysely';
+import { openStorage, type Storage } from '../../src/storage/connect.js';
+import { prepared } from '../../src/storage/prepared.js';
+
+// A scratch table outside the application schema: the driver is what is under test.
+// biome-ignore lint/suspicious/noExplicitAny: the scratch table is not part of Database
+type Db = Kysely<any>;
+
+const itemNamed = prepared((db, name: string) =>
+  (db as Db).selectFrom('items').select('name').where('name', '=', name),
+);
+
+describe('SQLite driver: group commit and immediate reads', () => {
+  let dir: string;
+  let storage: Storage;
+  let db: Db;
+  /** A second, independent connection: sees only what is committed. */
+  let observer: SQLite.Database;
+
+  const committed = (name: string) =>
+    observer.prepare('select count(*) as n from items where name = ?').get(name) as { n: number };
+  const insert = (trx: Db, name: string) => trx.insertInto('items').values({ name }).execute();
+  const names = async () =>
+    (await db.selectFrom('items').select('name').orderBy('name').execute()).map((r) => r.name);
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'schoolauth-driver-'));
+    storage = await openStorage(`sqlite:${join(dir, 'driver.db')}`);
+    db = storage.db as Db;
+    await sql`create table items (name text primary key, parent text references items(name))`.execute(db);
+    observer = new SQLite(join(dir, 'driver.db'), { readonly: true });
+  });
+
+  after(async () => {
+    observer.close();
+    await storage.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  beforeEach(async () => {
+    await db.deleteFrom('items').execute();
+  });
+
+  it('resolves each of many concurrent transactions only once its rows are committed', async () => {
+    const all = Array.from({ length: 20 }, (_, i) => `t${String(i).padStart(2, '0')}`);
+    await Promise.all(
+      all.map(async (name) => {
+        await db.transaction().execute((trx) => insert(trx, name));
+        assert.equal(committed(name).n, 1, `${name} resolved before it was committed`);
+      }),
+    );
+    assert.deepEqual(await names(), all);
+  });
+
+  it('rolls back only the failed transaction of those sharing a commit', async () => {
+    const results = await Promise.allSettled([
+      db.transaction().execute((trx) => insert(trx, 'a')),
+      db.transaction().execute(async (trx) => {
+        await insert(trx, 'b');
+        throw new Error('changed my mind');
+      }),
+      db.transaction().execute((trx) => insert(trx, 'c')),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(await names(), ['a', 'c']);
+    assert.equal(committed('b').n, 0);
+  });
+
+  it('rejects every transaction of a batch whose shared commit fails, and keeps none of it', async () => {
+    const results = await Promise.allSettled([
+      db.transaction().execute((trx) => insert(trx, 'kept-only-if-committed')),
+      db.transaction().execute(async (trx) => {
+        // A deferred foreign key is checked at COMMIT: the shared commit fails.
+        await sql`pragma defer_foreign_keys = on`.execute(trx);
+        await trx.insertInto('items').values({ name: 'orphan', parent: 'missing' }).execute();
+      }),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'rejected'],
+    );
+    assert.deepEqual(await names(), []);
+    // The connection is usable again.
+    await db.transaction().execute((trx) => insert(trx, 'after'));
+    assert.equal(committed('after').n, 1);
+  });
+
+  it('commits a pending batch before a write outside any transaction answers', async () => {
+    const pending = db.transaction().execute((trx) => insert(trx, 'in-batch'));
+    // Let the transaction run (microtasks only) but not the end of this event-loop turn.
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    await db.insertInto('items').values({ name: 'outside' }).execute();
+    assert.equal(committed('outside').n, 1);
+    assert.equal(committed('in-batch').n, 1);
+    await pending;
+  });
+
+  it('runs a query outside a transaction only after a transaction holding the connection ends', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const holding = db.transaction().execute(async (trx) => {
+      await insert(trx, 'held');
+      await gate;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    let read: unknown[] | undefined;
+    const reading = itemNamed.all(db, 'held').then((rows) => {
+      read = rows;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(read, undefined, 'the read ran inside another request’s open transaction');
+    open();
+    await Promise.all([holding, reading]);
+    assert.deepEqual(read, [{ name: 'held' }]);
+    assert.equal(committed('held').n, 1);
+  });
+
+  it('answers an immediate read with the committed row when the connection is free', async () => {
+    await db.transaction().execute((trx) => insert(trx, 'free'));
+    assert.deepEqual(await itemNamed.first(db, 'free'), { name: 'free' });
+    assert.equal(await itemNamed.first(db, 'absent'), undefined);
+  });
+});

@@ -95,6 +95,11 @@ class QueuedSqliteDriver implements Driver {
   }
 
   async beginTransaction(connection: DatabaseConnection, _settings: TransactionSettings): Promise<void> {
+    // SQLite rolls a whole transaction back on some errors (I/O, a full disk): that batch is lost,
+    // and this transaction must not run in autocommit mode as if it belonged to it.
+    if (this.batch && !this.database.inTransaction) {
+      this.failBatch(new Error('the shared SQLite transaction was rolled back; retry the request'));
+    }
     if (!this.batch) {
       this.execute('begin');
       this.batch = newBatch();
@@ -180,6 +185,11 @@ class QueuedSqliteDriver implements Driver {
       if (this.database.inTransaction) this.database.exec('rollback');
       batch.reject(error);
     }
+  }
+
+  private failBatch(error: Error): void {
+    this.batch?.reject(error);
+    this.batch = undefined;
   }
 }
 

@@ -94,6 +94,21 @@ describe('SQLite driver: group commit and immediate reads', () => {
     assert.equal(committed('after').n, 1);
   });
 
+  it('fails the batch SQLite rolled back on its own, and starts the next transaction afresh', async () => {
+    const results = await Promise.allSettled([
+      db.transaction().execute((trx) => insert(trx, 'lost')),
+      // What SQLite does by itself on an I/O error or a full disk: the whole transaction is gone.
+      db.transaction().execute((trx) => sql`rollback`.execute(trx)),
+      db.transaction().execute((trx) => insert(trx, 'afresh')),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'rejected', 'fulfilled'],
+    );
+    assert.equal(committed('lost').n, 0);
+    assert.equal(committed('afresh').n, 1);
+  });
+
   it('commits a pending batch before a write outside any transaction answers', async () => {
     const pending = db.transaction().execute((trx) => insert(trx, 'in-batch'));
     // Let the transaction run (microtasks only) but not the end of this event-loop turn.

@@ -8,8 +8,20 @@ import { KeyStore } from './crypto/keys.js';
 import { openStorage } from './storage/connect.js';
 import { migrateToLatest } from './storage/migrate.js';
 
-export async function bootstrap(config: Config, now: () => number = systemClock): Promise<AppContext> {
-  const storage = await openStorage(config.databaseUrl, { poolSize: config.databasePoolSize });
+export interface BootstrapOptions {
+  /** The server: SQLite WAL checkpoints on a worker thread (src/storage/wal-checkpoints.ts). */
+  readonly server?: boolean;
+}
+
+export async function bootstrap(
+  config: Config,
+  now: () => number = systemClock,
+  options: BootstrapOptions = {},
+): Promise<AppContext> {
+  const storage = await openStorage(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    checkpointInBackground: options.server ?? false,
+  });
   try {
     await migrateToLatest(storage.db, storage.schema);
     const keys = new KeyStore(storage.db, {

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { createApp } from './app.js';
 import { bootstrap } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
+import { systemClock } from './context.js';
 import { seedDemoIfEmpty } from './demo/seed.js';
 import { startKeySync } from './ops/key-sync.js';
 import { startMetricsServer } from './ops/metrics-routes.js';
@@ -20,7 +21,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const ctx = await bootstrap(config);
+  const ctx = await bootstrap(config, systemClock, { server: true });
   const demo = config.seedDemo ? await seedDemoIfEmpty(ctx.db, ctx.now()) : undefined;
   // Logs are buffered (4 KiB, flushed every second and at exit): one write per many lines. A write
   // per request line was half the CPU of a metadata GET (docs/performance.md).

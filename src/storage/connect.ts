@@ -9,6 +9,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { allowImmediate, QueuedSqliteDialect } from './sqlite-driver.js';
+import { checkpointInBackground } from './wal-checkpoints.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -35,9 +36,11 @@ export interface OpenOptions {
   /** PostgreSQL schema to use (created if missing); also read from `?schema=` in the URL. */
   schema?: string;
   poolSize?: number;
+  /** SQLite: WAL checkpoints on a worker thread (the server), not on the connection (the CLI). */
+  checkpointInBackground?: boolean;
 }
 
-function openSqlite(path: string): Storage {
+function openSqlite(path: string, options: OpenOptions): Storage {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new SQLite(path);
   database.pragma('journal_mode = WAL');
@@ -51,7 +54,15 @@ function openSqlite(path: string): Storage {
   const dialect = new QueuedSqliteDialect(database);
   const db = new Kysely<Database>({ dialect });
   allowImmediate(db, dialect);
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  const checkpoints =
+    options.checkpointInBackground && path !== ':memory:'
+      ? checkpointInBackground(database, path)
+      : undefined;
+  const close = async () => {
+    await db.destroy();
+    await checkpoints?.stop();
+  };
+  return { db, dialect: 'sqlite', close };
 }
 
 async function openPostgres(url: string, options: OpenOptions): Promise<Storage> {
@@ -76,7 +87,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Storage>
 
 /** Opens `sqlite:<path>` / `sqlite::memory:` or `postgres://…`. */
 export async function openStorage(databaseUrl: string, options: OpenOptions = {}): Promise<Storage> {
-  if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length));
+  if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length), options);
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) return openPostgres(databaseUrl, options);
   throw new Error('DATABASE_URL must start with sqlite: or postgres://');
 }

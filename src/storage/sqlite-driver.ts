@@ -9,9 +9,9 @@
  *   (lock calls, a WAL header and a frame per page), so the transactions that run in one turn of
  *   the event loop share one. Each runs inside a savepoint of a shared SQLite transaction; its
  *   commit releases the savepoint, hands the connection on, and resolves only once the shared
- *   COMMIT is on disk. No answer is sent before its writes are committed; a failed transaction
- *   rolls back to its savepoint and leaves the others alone; a failed COMMIT rejects every
- *   transaction of the batch.
+ *   COMMIT has returned. No answer is sent before its writes are committed; a failed transaction
+ *   rolls back to its savepoint and leaves the others alone; a failed COMMIT (or a batch SQLite
+ *   rolled back by itself) rejects every transaction of the batch.
  * - A query outside a transaction may run at once (`runImmediately`) when nothing holds the
  *   connection, without Kysely's chain of promises.
  *

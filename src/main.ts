@@ -1,4 +1,6 @@
 /** Entry point: configuration → storage → app → background jobs → listen; graceful shutdown. */
+// First, before start-up allocates anything: see the module's comment.
+import './ops/keep-tick-maps.js';
 import pino from 'pino';
 import { createApp } from './app.js';
 import { bootstrap } from './bootstrap.js';

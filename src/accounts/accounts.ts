@@ -13,6 +13,7 @@ import {
   insertSchool,
 } from '../storage/accounts.repository.js';
 import type { Account, Database, Role, School } from '../storage/schema.js';
+import { inTransaction } from '../storage/transaction.js';
 
 export class AccountRuleError extends Error {}
 
@@ -71,7 +72,7 @@ export async function createAccount(
   if (await findAccountByEmail(db, email))
     throw new AccountRuleError(`an account with email ${email} already exists`);
   const passwordHash = await hashPassword(input.password);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     let school = await findSchoolBySlug(trx, input.school);
     const schoolCreated = !school;
     school ??= await createSchool(trx, { slug: input.school, name: input.school }, now);

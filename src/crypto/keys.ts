@@ -7,6 +7,7 @@ import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from 
 import type { Kysely } from 'kysely';
 import type { Database, SigningKeyRow } from '../storage/schema.js';
 import { insertKey, listPublishedKeys, retireOtherKeys } from '../storage/signing-keys.repository.js';
+import { inTransaction } from '../storage/transaction.js';
 import { openPrivateKey, sealPrivateKey } from './key-encryption.js';
 import { randomId } from './tokens.js';
 
@@ -60,7 +61,7 @@ export const KEY_PROPAGATION_MARGIN = 120;
 /** Creates a new signing key and retires the others (published until their ID tokens expire). */
 export async function rotateKeys(db: Kysely<Database>, options: KeyStoreOptions): Promise<SigningKeyRow> {
   const row = await newKeyRow(options);
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await insertKey(trx, row);
     await retireOtherKeys(
       trx,

@@ -12,6 +12,7 @@ import { OAuthError, WireError } from '../errors.js';
 import { registrationRateLimit } from '../rate-limit/endpoint-limits.js';
 import { insertClient } from '../storage/clients.repository.js';
 import type { Client } from '../storage/schema.js';
+import { inTransaction } from '../storage/transaction.js';
 import {
   type ClientMetadata,
   MAX_REDIRECT_URIS,
@@ -165,7 +166,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
       const id = randomId('dyn_');
       const secret = meta.authMethod === 'client_secret_post' ? mintSecret('clientSecret') : undefined;
       // The client and its audit row commit together: one commit per registration.
-      await ctx.db.transaction().execute(async (trx) => {
+      await inTransaction(ctx.db, async (trx) => {
         await insertClient(trx, clientRow(id, meta, secret?.hash ?? null, now));
         await recordAudit(
           trx,

@@ -13,6 +13,7 @@ import { revokeGrantsWithin } from '../storage/grants.repository.js';
 import { findRefreshToken } from '../storage/refresh-tokens.repository.js';
 import type { Client, Database } from '../storage/schema.js';
 import { revokeAccessToken } from '../storage/tokens.repository.js';
+import { inTransaction } from '../storage/transaction.js';
 import { authenticateClient } from './client-auth.js';
 import { PATHS } from './discovery.js';
 import { clientCredentials, oauthFormErrorHandler, param, requireForm } from './form-request.js';
@@ -78,7 +79,7 @@ async function revokeOwnToken(
   ip: string,
 ): Promise<void> {
   const hash = hashSecret(token);
-  await ctx.db.transaction().execute(async (trx) => {
+  await inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     const revoked = await revokeIn(trx, client, hash, hint, now);
     if (!revoked) return;

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AuthorizationCode, Database, Grant } from './schema.js';
+import { inTransaction } from './transaction.js';
 
 /** A new grant and its authorization code, written together. */
 export async function insertGrantWithCode(
@@ -7,7 +8,7 @@ export async function insertGrantWithCode(
   grant: Grant,
   code: AuthorizationCode,
 ): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await trx.insertInto('grants').values(grant).execute();
     await trx.insertInto('authorization_codes').values(code).execute();
   });
@@ -23,7 +24,7 @@ export async function revokeGrants(
   now: number,
 ): Promise<void> {
   if (grantIds.length === 0) return;
-  await db.transaction().execute((trx) => revokeGrantsWithin(trx, grantIds, now));
+  await inTransaction(db, (trx) => revokeGrantsWithin(trx, grantIds, now));
 }
 
 /** revokeGrants inside a transaction the caller holds (its other writes commit with it). */

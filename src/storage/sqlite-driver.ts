@@ -13,7 +13,8 @@
  *   rolls back to its savepoint and leaves the others alone; a failed COMMIT (or a batch SQLite
  *   rolled back by itself) rejects every transaction of the batch.
  * - A query outside a transaction may run at once (`runImmediately`) when nothing holds the
- *   connection, without Kysely's chain of promises.
+ *   connection, and a query of a transaction begun with `inTransaction` (transaction.ts) while
+ *   that transaction holds it: either way without Kysely's chain of promises.
  *
  * Reads outside a transaction see the work of transactions whose shared commit is pending (as
  * one connection always did); a write outside a transaction first commits the pending batch, so
@@ -137,6 +138,11 @@ class QueuedSqliteDriver implements Driver {
     return this.holder ? undefined : this.run<R>(query, false);
   }
 
+  /** The lease of the transaction that holds the connection, if one does. */
+  transactionHolder(): Lease | undefined {
+    return this.holder?.inTransaction ? this.holder : undefined;
+  }
+
   run<R>(query: CompiledQuery, inTransaction: boolean): QueryResult<R> {
     const { statement, reader, readonly } = this.prepare(query.sql);
     // A write outside a transaction must not answer before it is committed.
@@ -204,6 +210,11 @@ class Lease implements DatabaseConnection {
     return this.driver.run<R>(query, this.inTransaction);
   }
 
+  /** Runs the query now while this lease's transaction holds the connection; else undefined (Kysely's path decides). */
+  runNow<R>(query: CompiledQuery): QueryResult<R> | undefined {
+    return this.inTransaction && !this.released ? this.driver.run<R>(query, true) : undefined;
+  }
+
   // biome-ignore lint/correctness/useYield: streaming is not offered; the signature is Kysely's.
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming queries are not used with SQLite');
@@ -226,9 +237,15 @@ export class QueuedSqliteDialect extends SqliteDialect {
   runNow<R>(query: CompiledQuery): QueryResult<R> | undefined {
     return this.driver?.runNow<R>(query);
   }
+
+  transactionHolder(): Lease | undefined {
+    return this.driver?.transactionHolder();
+  }
 }
 
 const immediate = new WeakMap<object, QueuedSqliteDialect>();
+/** Kysely transaction → the lease it holds the connection with (see `allowImmediateInTransaction`). */
+const transactions = new WeakMap<object, Lease>();
 
 /** Lets `runImmediately` reach the connection of this Kysely instance (not of its transactions). */
 export function allowImmediate(db: object, dialect: QueuedSqliteDialect): void {
@@ -242,12 +259,22 @@ export function allowImmediate(db: object, dialect: QueuedSqliteDialect): void {
  * wait its turn (or the database is not SQLite).
  */
 export function runImmediately<R>(db: object, query: CompiledQuery): Promise<QueryResult<R>> | undefined {
-  const dialect = immediate.get(db);
-  if (!dialect) return undefined;
+  const lease = transactions.get(db);
+  const dialect = lease ? undefined : immediate.get(db);
+  if (!lease && !dialect) return undefined;
   try {
-    const result = dialect.runNow<R>(query);
+    const result = lease ? lease.runNow<R>(query) : dialect!.runNow<R>(query);
     return result && Promise.resolve(result);
   } catch (error) {
     return Promise.reject(error);
   }
+}
+
+/**
+ * Called first thing in a transaction's callback (transaction.ts): the connection is then held by
+ * that transaction, so its queries can run at once, on its own lease, for as long as it holds it.
+ */
+export function allowImmediateInTransaction(db: object, trx: object): void {
+  const lease = immediate.get(db)?.transactionHolder();
+  if (lease) transactions.set(trx, lease);
 }

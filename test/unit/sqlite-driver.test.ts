@@ -7,6 +7,7 @@ import SQLite from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
 import { openStorage, type Storage } from '../../src/storage/connect.js';
 import { prepared } from '../../src/storage/prepared.js';
+import { inTransaction } from '../../src/storage/transaction.js';
 
 // A scratch table outside the application schema: the driver is what is under test.
 // biome-ignore lint/suspicious/noExplicitAny: the scratch table is not part of Database
@@ -15,6 +16,8 @@ type Db = Kysely<any>;
 const itemNamed = prepared((db, name: string) =>
   (db as Db).selectFrom('items').select('name').where('name', '=', name),
 );
+
+const insertItem = prepared((db, name: string) => (db as Db).insertInto('items').values({ name }));
 
 describe('SQLite driver: group commit and immediate reads', () => {
   let dir: string;
@@ -139,6 +142,41 @@ describe('SQLite driver: group commit and immediate reads', () => {
     await Promise.all([holding, reading]);
     assert.deepEqual(read, [{ name: 'held' }]);
     assert.equal(committed('held').n, 1);
+  });
+
+  it('runs the queries of an inTransaction transaction inside it: they see its writes and roll back with it', async () => {
+    await assert.rejects(
+      inTransaction(db, async (trx) => {
+        await insertItem.run(trx, 'undone');
+        assert.deepEqual(await itemNamed.first(trx, 'undone'), { name: 'undone' });
+        throw new Error('the request failed');
+      }),
+      /the request failed/,
+    );
+    assert.equal(await itemNamed.first(db, 'undone'), undefined);
+    await inTransaction(db, (trx) => insertItem.run(trx, 'kept'));
+    assert.equal(committed('kept').n, 1);
+  });
+
+  it('refuses a query on a finished transaction instead of running it on the connection another holds', async () => {
+    let finished!: Db;
+    await inTransaction(db, async (trx) => {
+      finished = trx as Db;
+      await insertItem.run(trx, 'first');
+    });
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const holding = inTransaction(db, async (trx) => {
+      await insertItem.run(trx, 'second');
+      await gate;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    await assert.rejects(insertItem.run(finished, 'stray'), /already committed/);
+    open();
+    await holding;
+    assert.deepEqual(await names(), ['first', 'second']);
   });
 
   it('answers an immediate read with the committed row when the connection is free', async () => {

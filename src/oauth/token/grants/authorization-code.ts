@@ -10,6 +10,7 @@ import { consumeCode, findCode } from '../../../storage/codes.repository.js';
 import { revokeGrants } from '../../../storage/grants.repository.js';
 import type { AuthorizationCode, Client } from '../../../storage/schema.js';
 import { insertTokenSet, touchLiveGrant } from '../../../storage/tokens.repository.js';
+import { inTransaction } from '../../../storage/transaction.js';
 import { verifyS256 } from '../../pkce.js';
 import { splitScope } from '../../scopes.js';
 import {
@@ -90,7 +91,7 @@ export async function authorizationCodeGrant(
   const accessRow = accessTokenRow(ctx, owner, access, scopes, now);
   // One transaction: consume, check the grant is live, write the tokens. A concurrent replay
   // blocks on the code row until this commits, then revokes what was written here.
-  const outcome = await ctx.db.transaction().execute(async (trx) => {
+  const outcome = await inTransaction(ctx.db, async (trx) => {
     if (!(await consumeCode(trx, codeHash, now))) return 'replayed' as const;
     if (!(await touchLiveGrant(trx, code.grant_id, now))) return 'revoked' as const;
     await insertTokenSet(trx, accessRow, refresh && refreshTokenRow(ctx, owner, refresh, scopes, now));

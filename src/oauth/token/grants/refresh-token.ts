@@ -19,6 +19,7 @@ import {
   insertTokenSet,
   touchLiveGrant,
 } from '../../../storage/tokens.repository.js';
+import { inTransaction } from '../../../storage/transaction.js';
 import { isSubset, parseScope, splitScope } from '../../scopes.js';
 import {
   accessTokenRow,
@@ -124,7 +125,7 @@ async function rotate(
   const accessRow = accessTokenRow(ctx, owner, next.access, scopes, now);
   // RFC 6749 §6: a new refresh token keeps the scope of the one it replaces.
   const refreshRow = refreshTokenRow(ctx, owner, next.refresh, splitScope(row.scopes), now);
-  return ctx.db.transaction().execute(async (trx) => {
+  return inTransaction(ctx.db, async (trx) => {
     if (!(await markRotated(trx, row.token_hash, now))) return 'lost' as const;
     const grant = await touchLiveGrant(trx, row.grant_id, now);
     if (!grant) return 'revoked' as const;

@@ -2,7 +2,6 @@
  * Builds the Fastify application from its dependencies. Never listens: main.ts does, and tests
  * call `inject` or listen on an ephemeral port themselves.
  */
-import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -27,14 +26,13 @@ import { installErrorMetrics, metricsRoute, observeAnswer } from './ops/metrics-
 import { assetRoutes } from './pages/assets.js';
 import { connectedAppsRoutes } from './pages/connected-apps.routes.js';
 import { signInRoutes } from './pages/sign-in.routes.js';
+import { requestId } from './request-id.js';
 import { installValidation } from './validation.js';
 
 export interface AppOptions {
   /** A pino destination for logs (tests capture them; main.ts buffers stdout); default stdout. */
   readonly logStream?: NodeJS.WritableStream | DestinationStream;
 }
-
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export async function createApp(ctx: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = buildFastify(ctx, options);
@@ -83,11 +81,7 @@ function buildFastify(ctx: AppContext, options: AppOptions): FastifyInstance {
     bodyLimit: JSON_BODY_LIMIT,
     // A request Node cannot even parse (oversized headers, bad framing) still gets a JSON error.
     clientErrorHandler: answerClientError,
-    // A client-sent request id is kept when it is safe to log, so one request can be followed across proxies.
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: requestId,
     routerOptions: { maxParamLength: 200 },
   });
 }

@@ -4,7 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import { countAuditEvent } from '../ops/metrics.js';
-import { preparedInsert } from '../storage/prepared.js';
+import { prepared } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 
 export type AuditKind =
@@ -36,16 +36,31 @@ export interface AuditInput {
   readonly detail?: Readonly<Record<string, string | number | boolean | null>>;
 }
 
-const insertEvent = preparedInsert('audit_events');
+// Every column, always: one statement, and no per-call column list to build and look up.
+const insertEvent = prepared(
+  (
+    db,
+    at: number,
+    kind: string,
+    accountId: string | null,
+    clientId: string | null,
+    ip: string | null,
+    detail: string,
+  ) =>
+    db
+      .insertInto('audit_events')
+      .values({ at, kind, account_id: accountId, client_id: clientId, ip, detail }),
+);
 
 export async function recordAudit(db: Kysely<Database>, event: AuditInput, now: number): Promise<void> {
-  await insertEvent(db, {
-    at: now,
-    kind: event.kind,
-    account_id: event.accountId ?? null,
-    client_id: event.clientId ?? null,
-    ip: event.ip ?? null,
-    detail: JSON.stringify(event.detail ?? {}),
-  });
+  await insertEvent.run(
+    db,
+    now,
+    event.kind,
+    event.accountId ?? null,
+    event.clientId ?? null,
+    event.ip ?? null,
+    JSON.stringify(event.detail ?? {}),
+  );
   countAuditEvent(event.kind);
 }

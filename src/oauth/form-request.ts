@@ -11,9 +11,12 @@ import type { ClientCredentials } from './client-auth.js';
 
 const FORM_HINT = 'send the parameters as an application/x-www-form-urlencoded body';
 
+/** The media type, in any case, alone or before its parameters (Node has trimmed the value). */
+const FORM_TYPE = /^application\/x-www-form-urlencoded[\t ]*(?:;|$)/i;
+
 function formProblem(request: FastifyRequest): OAuthError | undefined {
-  const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') {
+  const type = request.headers['content-type'];
+  if (type === undefined || !FORM_TYPE.test(type)) {
     return new OAuthError('invalid_request', `unsupported Content-Type; ${FORM_HINT}`);
   }
   const overlong = overlongParameter(request.body);

@@ -113,6 +113,27 @@ for (const dialect of DIALECTS) {
       });
     }
 
+    it('takes the form media type in any case and with parameters; refuses any other type', async () => {
+      const send = (contentType: string, payload: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/oauth/revoke',
+          headers: { 'content-type': contentType },
+          payload,
+        });
+      const form = new URLSearchParams({ token: 'sa_at_x', client_id: pub.client_id }).toString();
+      for (const type of [
+        'Application/X-WWW-Form-Urlencoded',
+        'application/x-www-form-urlencoded ; charset=UTF-8',
+      ]) {
+        assert.equal((await send(type, form)).statusCode, 200, type);
+      }
+      for (const type of ['application/json', 'application/x-www-form-urlencodedx', 'text/plain']) {
+        const res = await send(type, type === 'application/json' ? JSON.stringify({ token: 'x' }) : form);
+        assert.deepEqual(errorOf(res), { status: 400, error: 'invalid_request' }, type);
+      }
+    });
+
     it('a confidential client with a wrong secret → 401 invalid_client', async () => {
       const res = await revoke(t, conf, 'sa_at_x', { client_secret: 'wrong' });
       assert.deepEqual(errorOf(res), { status: 401, error: 'invalid_client' });

@@ -18,6 +18,6 @@ let count = 0;
 export function requestId(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];
   if (typeof given === 'string' && GIVEN.test(given)) return given;
-  count = count < Number.MAX_SAFE_INTEGER ? count + 1 : 1;
+  count += 1;
   return `${PREFIX}-${count.toString(36)}`;
 }

@@ -212,7 +212,7 @@ class Lease implements DatabaseConnection {
 
   /** Runs the query now while this lease's transaction holds the connection; else undefined (Kysely's path decides). */
   runNow<R>(query: CompiledQuery): QueryResult<R> | undefined {
-    return this.inTransaction && !this.released ? this.driver.run<R>(query, true) : undefined;
+    return this.inTransaction ? this.driver.run<R>(query, true) : undefined;
   }
 
   // biome-ignore lint/correctness/useYield: streaming is not offered; the signature is Kysely's.
@@ -243,13 +243,16 @@ export class QueuedSqliteDialect extends SqliteDialect {
   }
 }
 
-const immediate = new WeakMap<object, QueuedSqliteDialect>();
-/** Kysely transaction → the lease it holds the connection with (see `allowImmediateInTransaction`). */
-const transactions = new WeakMap<object, Lease>();
+/** What runs a query at once when it may: the dialect for a Kysely instance, the lease for a transaction. */
+interface Runner {
+  runNow<R>(query: CompiledQuery): QueryResult<R> | undefined;
+}
+
+const runners = new WeakMap<object, Runner>();
 
 /** Lets `runImmediately` reach the connection of this Kysely instance (not of its transactions). */
 export function allowImmediate(db: object, dialect: QueuedSqliteDialect): void {
-  immediate.set(db, dialect);
+  runners.set(db, dialect);
 }
 
 /**
@@ -259,11 +262,10 @@ export function allowImmediate(db: object, dialect: QueuedSqliteDialect): void {
  * wait its turn (or the database is not SQLite).
  */
 export function runImmediately<R>(db: object, query: CompiledQuery): Promise<QueryResult<R>> | undefined {
-  const lease = transactions.get(db);
-  const dialect = lease ? undefined : immediate.get(db);
-  if (!lease && !dialect) return undefined;
+  const runner = runners.get(db);
+  if (!runner) return undefined;
   try {
-    const result = lease ? lease.runNow<R>(query) : dialect!.runNow<R>(query);
+    const result = runner.runNow<R>(query);
     return result && Promise.resolve(result);
   } catch (error) {
     return Promise.reject(error);
@@ -275,6 +277,7 @@ export function runImmediately<R>(db: object, query: CompiledQuery): Promise<Que
  * that transaction, so its queries can run at once, on its own lease, for as long as it holds it.
  */
 export function allowImmediateInTransaction(db: object, trx: object): void {
-  const lease = immediate.get(db)?.transactionHolder();
-  if (lease) transactions.set(trx, lease);
+  const dialect = runners.get(db);
+  const lease = dialect instanceof QueuedSqliteDialect ? dialect.transactionHolder() : undefined;
+  if (lease) runners.set(trx, lease);
 }

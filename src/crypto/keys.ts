@@ -3,7 +3,8 @@
  * publishes the same JWKS. The newest unretired key signs; retired keys stay published until
  * everything they signed has expired.
  */
-import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Database, SigningKeyRow } from '../storage/schema.js';
 import { insertKey, listPublishedKeys, retireOtherKeys } from '../storage/signing-keys.repository.js';
@@ -11,16 +12,15 @@ import { inTransaction } from '../storage/transaction.js';
 import { openPrivateKey, sealPrivateKey } from './key-encryption.js';
 import { randomId } from './tokens.js';
 
-export const SIGNING_ALG = 'RS256';
+export const SIGNING_ALG = 'RS256' as const;
 
 export interface SigningKey {
   readonly kid: string;
-  readonly key: CryptoKey;
+  readonly key: KeyObject;
 }
 
 interface Snapshot {
   readonly signing: SigningKey;
-  /** Pre-serialised JWKS body, served as is. */
   /** The JWKS document as UTF-8 bytes, serialised once per key change. */
   readonly jwksBody: Buffer;
   readonly kids: readonly string[];
@@ -105,10 +105,10 @@ export class KeyStore {
     }
     // Two instances starting at once may both create a key: the newest signs, both are published.
     const active = rows.find((r) => r.retired_at === null)!;
-    const privateJwk = JSON.parse(
-      openPrivateKey(active.private_jwk, this.options.keyEncryptionSecret),
-    ) as JWK;
-    const key = (await importJWK(privateJwk, SIGNING_ALG)) as CryptoKey;
+    const key = createPrivateKey({
+      key: JSON.parse(openPrivateKey(active.private_jwk, this.options.keyEncryptionSecret)) as JsonWebKey,
+      format: 'jwk',
+    });
     const keys = rows.map((r) => JSON.parse(r.public_jwk) as JWK);
     return {
       signing: { kid: active.kid, key },

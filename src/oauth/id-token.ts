@@ -2,8 +2,8 @@
  * ID tokens (OIDC Core §2, §3.1.3.6): RS256 JWTs signed with the current key, `kid` in the
  * header so clients pick the right JWKS entry across rotations.
  */
-import { SignJWT } from 'jose';
 import type { AppContext } from '../context.js';
+import { signJwt } from '../crypto/jws.js';
 import { SIGNING_ALG } from '../crypto/keys.js';
 
 export interface IdTokenInput {
@@ -14,24 +14,22 @@ export interface IdTokenInput {
   readonly nonce: string | null;
 }
 
-export async function signIdToken(
+export function signIdToken(
   ctx: Pick<AppContext, 'config' | 'keys'>,
   now: number,
   input: IdTokenInput,
 ): Promise<string> {
   const { kid, key } = ctx.keys.signingKey();
   const claims: Record<string, string | number> = {
-    auth_time: input.authTime,
+    iss: ctx.config.issuer,
+    sub: input.accountId,
+    aud: input.clientId,
     // OIDC Core §2: azp is the party the ID token was issued to.
     azp: input.clientId,
+    iat: now,
+    exp: now + ctx.config.idTokenTtl,
+    auth_time: input.authTime,
   };
   if (input.nonce !== null) claims.nonce = input.nonce;
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: 'JWT' })
-    .setIssuer(ctx.config.issuer)
-    .setSubject(input.accountId)
-    .setAudience(input.clientId)
-    .setIssuedAt(now)
-    .setExpirationTime(now + ctx.config.idTokenTtl)
-    .sign(key);
+  return signJwt({ alg: SIGNING_ALG, kid, typ: 'JWT' }, claims, key);
 }

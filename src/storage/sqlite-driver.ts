@@ -4,7 +4,8 @@
  * - SQLite has one connection, so requests queue for it. Kysely's own driver wakes every waiter
  *   on each release and all but one go back to sleep; here waiters form a FIFO queue and a
  *   release hands the connection to the next one directly.
- * - Prepared statements are kept per SQL text (Kysely prepares every query anew).
+ * - Prepared statements are kept per SQL text (Kysely prepares every query anew), and rows are
+ *   read as arrays and turned into objects by a function compiled per statement (sqlite-rows.ts).
  * - Group commit: a commit costs more than the statements of a token request on this hardware
  *   (lock calls, a WAL header and a frame per page), so the transactions that run in one turn of
  *   the event loop share one. Each runs inside a savepoint of a shared SQLite transaction; its
@@ -29,14 +30,15 @@ import {
   SqliteDialect,
   type TransactionSettings,
 } from 'kysely';
+import { type RowBuilder, rowBuilder } from './sqlite-rows.js';
 
 /** Distinct SQL texts kept prepared; queries beyond this (unusual IN-list lengths) are prepared each time. */
 const STATEMENT_CACHE_SIZE = 500;
 
 interface Prepared {
   readonly statement: SQLite.Statement;
-  /** Whether it returns rows (read once: `reader` is a native getter). */
-  readonly reader: boolean;
+  /** Builds its rows from arrays (the statement is in raw mode); undefined when it returns none. */
+  readonly row: RowBuilder | undefined;
   /** Whether it changes nothing. */
   readonly readonly: boolean;
 }
@@ -144,11 +146,16 @@ class QueuedSqliteDriver implements Driver {
   }
 
   run<R>(query: CompiledQuery, inTransaction: boolean): QueryResult<R> {
-    const { statement, reader, readonly } = this.prepare(query.sql);
+    const { statement, row, readonly } = this.prepare(query.sql);
     // A write outside a transaction must not answer before it is committed.
     if (!inTransaction && !readonly) this.commitBatch();
     const parameters = query.parameters as unknown[];
-    if (reader) return { rows: statement.all(parameters) as R[] };
+    if (row) {
+      const values = statement.all(parameters) as unknown[][];
+      const rows = new Array<R>(values.length);
+      for (let i = 0; i < values.length; i++) rows[i] = row(values[i]!) as R;
+      return { rows };
+    }
     const { changes, lastInsertRowid } = statement.run(parameters);
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
@@ -161,7 +168,10 @@ class QueuedSqliteDriver implements Driver {
     let prepared = this.statements.get(sql);
     if (!prepared) {
       const statement = this.database.prepare(sql);
-      prepared = { statement, reader: statement.reader, readonly: statement.readonly };
+      // `reader` and `readonly` are native getters: read once.
+      const row = statement.reader ? rowBuilder(statement.columns().map((c) => c.name)) : undefined;
+      if (row) statement.raw(true);
+      prepared = { statement, row, readonly: statement.readonly };
       if (this.statements.size < STATEMENT_CACHE_SIZE) this.statements.set(sql, prepared);
     }
     return prepared;

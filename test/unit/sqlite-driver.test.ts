@@ -184,4 +184,23 @@ describe('SQLite driver: group commit and immediate reads', () => {
     assert.deepEqual(await itemNamed.first(db, 'free'), { name: 'free' });
     assert.equal(await itemNamed.first(db, 'absent'), undefined);
   });
+  it('answers rows as objects named by their columns: aliases, nulls, numbers, a repeated name keeps the last', async () => {
+    await insert(db, 'a');
+    await db.insertInto('items').values({ name: 'b', parent: 'a' }).execute();
+    const { rows } = await sql<Record<string, unknown>>`
+      select i.name, p.name as "parent name", i.parent, 7 as "7", 'first' as dup, 'last' as dup, length(i.name) as n
+      from items i left join items p on p.name = i.parent order by i.name`.execute(db);
+    assert.deepEqual(rows, [
+      { name: 'a', 'parent name': null, parent: null, 7: 7, dup: 'last', n: 1 },
+      { name: 'b', 'parent name': 'a', parent: 'a', 7: 7, dup: 'last', n: 1 },
+    ]);
+    assert.deepEqual(Object.keys(rows[0]!), ['7', 'name', 'parent name', 'parent', 'dup', 'n']);
+  });
+
+  it('keeps a column named __proto__ as a plain property, not as the prototype', async () => {
+    const { rows } = await sql<Record<string, unknown>>`select 'x' as "__proto__", 1 as one`.execute(db);
+    assert.equal(Object.getPrototypeOf(rows[0]), Object.prototype);
+    assert.equal(Object.getOwnPropertyDescriptor(rows[0], '__proto__')?.value, 'x');
+    assert.equal(rows[0]!.one, 1);
+  });
 });

@@ -3,7 +3,8 @@
  * easy to spot and scan for). Only their SHA-256 is stored: the value has full entropy, so a fast
  * hash is safe and keeps the token endpoint fast (SPEC §9).
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
+import { randomBase64url } from './random.js';
 
 export const TOKEN_PREFIX = {
   accessToken: 'sa_at_',
@@ -21,11 +22,11 @@ export interface MintedSecret {
 }
 
 export function hashSecret(value: string): string {
-  return createHash('sha256').update(value).digest('base64url');
+  return hash('sha256', value, 'base64url');
 }
 
 export function mintSecret(kind: TokenKind): MintedSecret {
-  const value = TOKEN_PREFIX[kind] + randomBytes(32).toString('base64url');
+  const value = TOKEN_PREFIX[kind] + randomBase64url(32);
   return { value, hash: hashSecret(value) };
 }
 
@@ -42,12 +43,10 @@ export function deriveSecret(kind: TokenKind, parent: string, label: string): Mi
 
 /** Constant-time comparison of two strings (hash both so lengths never leak). */
 export function safeEqual(a: string, b: string): boolean {
-  const ha = createHash('sha256').update(a).digest();
-  const hb = createHash('sha256').update(b).digest();
-  return timingSafeEqual(ha, hb);
+  return timingSafeEqual(hash('sha256', a, 'buffer'), hash('sha256', b, 'buffer'));
 }
 
 /** A random identifier (not a secret): for rows, client ids, key ids. */
 export function randomId(prefix = ''): string {
-  return prefix + randomBytes(16).toString('base64url');
+  return prefix + randomBase64url(16);
 }

@@ -1,7 +1,7 @@
 /**
  * PKCE (RFC 7636) with the S256 method only (the seed: `code_challenge_method=S256`).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { safeEqual } from '../crypto/tokens.js';
 
 // RFC 7636 §4.2: BASE64URL(SHA256(verifier)) is 32 bytes → 43 characters without padding; the
@@ -22,7 +22,8 @@ export function isValidCodeVerifier(verifier: string): boolean {
 
 /** The S256 challenge of a verifier (RFC 7636 §4.2). */
 export function s256(verifier: string): string {
-  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+  // The verifier is ASCII by its syntax (checked first), so its UTF-8 bytes are its ASCII bytes.
+  return hash('sha256', verifier, 'base64url');
 }
 
 /** RFC 7636 §4.6: BASE64URL-ENCODE(SHA256(ASCII(code_verifier))) == code_challenge, in constant time. */

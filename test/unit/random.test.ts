@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { randomBase64url } from '../../src/crypto/random.js';
+
+describe('random bytes from the cache', () => {
+  it('gives the asked number of bytes, base64url without padding', () => {
+    for (const bytes of [1, 6, 16, 32, 33]) {
+      const value = randomBase64url(bytes);
+      assert.match(value, /^[A-Za-z0-9_-]+$/);
+      assert.equal(Buffer.from(value, 'base64url').length, bytes);
+    }
+  });
+
+  it('never hands out the same bytes twice, across many refills of the cache', () => {
+    // 20,000 × 32 bytes is about 156 refills of the 4 KiB cache.
+    const seen = new Set<string>();
+    for (let i = 0; i < 20_000; i++) seen.add(randomBase64url(32));
+    assert.equal(seen.size, 20_000);
+  });
+
+  it('draws bytes that look uniform (each bit set about half the time)', () => {
+    const ones = new Array<number>(8).fill(0);
+    const samples = 4096;
+    for (const byte of Buffer.from(randomBase64url(samples), 'base64url')) {
+      for (let bit = 0; bit < 8; bit++) ones[bit]! += (byte >> bit) & 1;
+    }
+    // Binomial(4096, 0.5): the standard deviation is 32; 6 of them is 192.
+    for (const count of ones) assert.ok(Math.abs(count - samples / 2) < 192, `bit set ${count} times`);
+  });
+
+  it('refuses more than the cache holds rather than repeating bytes', () => {
+    assert.throws(() => randomBase64url(4097), RangeError);
+  });
+});

@@ -46,6 +46,16 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(hash('sha256', a, 'buffer'), hash('sha256', b, 'buffer'));
 }
 
+/**
+ * An identifier that sorts by creation time: base-36 milliseconds (9 digits until the year 5188),
+ * then 96 random bits. Grants get one: the tokens of a grant are indexed by its id, and new
+ * tokens mostly belong to new grants, so their index entries land on the same few pages at the
+ * end of the index instead of one random page each (a page written to the WAL per commit).
+ */
+export function timeOrderedId(prefix: string): string {
+  return prefix + Date.now().toString(36).padStart(9, '0') + randomBase64url(12);
+}
+
 /** A random identifier (not a secret): for rows, client ids, key ids. */
 export function randomId(prefix = ''): string {
   return prefix + randomBase64url(16);

@@ -4,7 +4,7 @@
  * every token issued from it will belong to. Only the code's hash is stored.
  */
 import type { AppContext } from '../context.js';
-import { mintSecret, randomId } from '../crypto/tokens.js';
+import { mintSecret, timeOrderedId } from '../crypto/tokens.js';
 import { insertGrantWithCode } from '../storage/grants.repository.js';
 
 export interface CodeRequest {
@@ -31,7 +31,7 @@ export async function issueAuthorizationCode(
 ): Promise<IssuedCode> {
   const now = ctx.now();
   const code = mintSecret('code');
-  const grantId = randomId('grt_');
+  const grantId = timeOrderedId('grt_');
   const scopes = request.scopes.join(' ');
   await insertGrantWithCode(
     ctx.db,

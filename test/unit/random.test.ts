@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { randomBase64url } from '../../src/crypto/random.js';
+import { timeOrderedId } from '../../src/crypto/tokens.js';
 
 describe('random bytes from the cache', () => {
   it('gives the asked number of bytes, base64url without padding', () => {
@@ -30,5 +31,18 @@ describe('random bytes from the cache', () => {
 
   it('refuses more than the cache holds rather than repeating bytes', () => {
     assert.throws(() => randomBase64url(4097), RangeError);
+  });
+});
+
+describe('time-ordered ids', () => {
+  it('sort by the millisecond they were made in, and are distinct within one', async () => {
+    const first = Array.from({ length: 100 }, () => timeOrderedId('grt_'));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const later = timeOrderedId('grt_');
+    for (const id of first) {
+      assert.match(id, /^grt_[0-9a-z]{9}[A-Za-z0-9_-]{16}$/);
+      assert.ok(id.slice(0, 13) < later.slice(0, 13), `${id} does not sort before ${later}`);
+    }
+    assert.equal(new Set(first).size, first.length);
   });
 });

@@ -9,7 +9,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { allowImmediate, QueuedSqliteDialect } from './sqlite-driver.js';
-import { checkpointInBackground } from './wal-checkpoints.js';
+import { type CheckpointOptions, checkpointInBackground } from './wal-checkpoints.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -37,7 +37,7 @@ export interface OpenOptions {
   schema?: string;
   poolSize?: number;
   /** SQLite: WAL checkpoints on a worker thread (the server), not on the connection (the CLI). */
-  checkpointInBackground?: boolean;
+  checkpointInBackground?: boolean | CheckpointOptions;
 }
 
 function openSqlite(path: string, options: OpenOptions): Storage {
@@ -56,7 +56,12 @@ function openSqlite(path: string, options: OpenOptions): Storage {
   allowImmediate(db, dialect);
   const checkpoints =
     options.checkpointInBackground && path !== ':memory:'
-      ? checkpointInBackground(database, path)
+      ? checkpointInBackground(
+          database,
+          path,
+          (task) => dialect.quiesce(task),
+          options.checkpointInBackground === true ? {} : options.checkpointInBackground,
+        )
       : undefined;
   const close = async () => {
     await db.destroy();

@@ -140,6 +140,20 @@ class QueuedSqliteDriver implements Driver {
     return this.holder ? undefined : this.run<R>(query, false);
   }
 
+  /**
+   * Runs `task` with the connection held and no transaction open: the pending batch is committed
+   * first, and queries and transactions that come meanwhile wait their turn behind it.
+   */
+  async quiesce(task: () => Promise<void>): Promise<void> {
+    const lease = (await this.acquireConnection()) as Lease;
+    try {
+      this.commitBatch();
+      await task();
+    } finally {
+      this.release(lease);
+    }
+  }
+
   /** The lease of the transaction that holds the connection, if one does. */
   transactionHolder(): Lease | undefined {
     return this.holder?.inTransaction ? this.holder : undefined;
@@ -250,6 +264,11 @@ export class QueuedSqliteDialect extends SqliteDialect {
 
   transactionHolder(): Lease | undefined {
     return this.driver?.transactionHolder();
+  }
+
+  quiesce(task: () => Promise<void>): Promise<void> {
+    if (!this.driver) throw new Error('the SQLite driver is not created yet');
+    return this.driver.quiesce(task);
   }
 }
 

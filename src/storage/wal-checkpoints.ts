@@ -6,6 +6,16 @@
  * runs a PASSIVE checkpoint (it never waits for, nor blocks, the server's connection) every
  * `intervalMs`; the server's connection checkpoints by itself only if the WAL ever grows past
  * `SAFETY_PAGES` (the worker stopped or fell behind).
+ *
+ * Under sustained writes a PASSIVE checkpoint never lets the WAL start over: a writer rewinds it
+ * only when every frame is already in the database file, and by the time a round ends the next
+ * commit has appended more. The WAL then grew without bound, and past `SAFETY_PAGES` every
+ * commit also checkpointed on the event loop (a revocation benchmark at 40% CPU, p99 93 ms;
+ * docs/performance.md 16). So when a round finds `restartPages` in the WAL, the worker asks the
+ * server for a quiet moment: the driver commits its pending batch and holds every query and
+ * transaction back (queued, the event loop runs on) while the worker runs one more round with no
+ * writer, which copies the few frames left; the next commit then writes from the WAL's start.
+ * A pause lasts one round (milliseconds) and comes once per `restartPages` written.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -13,21 +23,35 @@ import type SQLite from 'better-sqlite3';
 
 const SAFETY_PAGES = 20_000;
 
+export interface CheckpointOptions {
+  readonly intervalMs?: number;
+  /** WAL frames (pages) past which a round also restarts the WAL: 4000 pages is 16 MB. */
+  readonly restartPages?: number;
+}
+
 // Evaluated CommonJS, so the same text runs from the build and from the sources under tsx (a
 // worker thread does not inherit tsx's loader); the driver is required by its resolved path.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const SQLite = require(workerData.driver);
 const database = new SQLite(workerData.path);
+/** Frames in the WAL after a PASSIVE round; 0 when another process held the lock (next round). */
 const checkpoint = () => {
   try {
-    database.pragma('wal_checkpoint(PASSIVE)');
+    return database.pragma('wal_checkpoint(PASSIVE)')[0].log;
   } catch {
-    // Locked by another process (the CLI): the next round tries again.
+    return 0;
   }
 };
-const timer = setInterval(checkpoint, workerData.intervalMs);
-parentPort.once('message', () => {
+const timer = setInterval(() => {
+  if (checkpoint() >= workerData.restartPages) parentPort.postMessage('long');
+}, workerData.intervalMs);
+parentPort.on('message', (message) => {
+  if (message === 'quiet') {
+    checkpoint();
+    parentPort.postMessage('done');
+    return;
+  }
   clearInterval(timer);
   checkpoint();
   database.close();
@@ -37,6 +61,12 @@ parentPort.once('message', () => {
 
 const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
 
+/** Runs `task` while no query or transaction uses the server's connection (sqlite-driver.ts). */
+export type Quiesce = (task: () => Promise<void>) => Promise<void>;
+
+/** The longest a pause for a restart holds the server's queries back, should the worker not answer. */
+const QUIET_LIMIT_MS = 1000;
+
 export interface BackgroundCheckpoints {
   /** A last checkpoint, then the worker ends. */
   stop(): Promise<void>;
@@ -45,14 +75,40 @@ export interface BackgroundCheckpoints {
 export function checkpointInBackground(
   database: SQLite.Database,
   path: string,
-  intervalMs = 250,
+  quiesce: Quiesce,
+  { intervalMs = 250, restartPages = 4000 }: CheckpointOptions = {},
 ): BackgroundCheckpoints {
   database.pragma(`wal_autocheckpoint = ${SAFETY_PAGES}`);
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver: DRIVER, path, intervalMs } });
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { driver: DRIVER, path, intervalMs, restartPages },
+  });
   // A failed worker leaves checkpoints to the server's connection again, at the default threshold.
   worker.once('error', () => database.pragma('wal_autocheckpoint = 1000'));
   worker.unref();
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  let quiet: (() => void) | undefined;
+  const roundWithoutWriters = () =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => done(), QUIET_LIMIT_MS);
+      const done = () => {
+        clearTimeout(timer);
+        quiet = undefined;
+        resolve();
+      };
+      quiet = done;
+      worker.postMessage('quiet');
+    });
+  let restarting = false;
+  worker.on('message', (message) => {
+    if (message === 'done') quiet?.();
+    if (message !== 'long' || restarting) return;
+    restarting = true;
+    void quiesce(roundWithoutWriters).finally(() => {
+      restarting = false;
+    });
+  });
+  void exited.then(() => quiet?.());
   return {
     stop: async () => {
       // Unreferenced, a worker does not keep the process alive; stopping waits for its exit.

@@ -10,7 +10,7 @@ import { type KeyObject, sign } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 
 /** `os.availableParallelism()` follows the CPU affinity mask (taskset, a cpuset of one). */
-export const SIGN_ON_EVENT_LOOP = availableParallelism() === 1;
+const SIGN_ON_EVENT_LOOP = availableParallelism() === 1;
 
 export interface JwsHeader {
   readonly alg: 'RS256';

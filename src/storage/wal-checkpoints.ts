@@ -62,7 +62,7 @@ parentPort.on('message', (message) => {
 const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
 
 /** Runs `task` while no query or transaction uses the server's connection (sqlite-driver.ts). */
-export type Quiesce = (task: () => Promise<void>) => Promise<void>;
+type Quiesce = (task: () => Promise<void>) => Promise<void>;
 
 /** The longest a pause for a restart holds the server's queries back, should the worker not answer. */
 const QUIET_LIMIT_MS = 1000;

@@ -179,6 +179,58 @@ describe('SQLite driver: group commit and immediate reads', () => {
     assert.deepEqual(await names(), ['first', 'second']);
   });
 
+  describe('reads of one event-loop turn', () => {
+    /** Another process's connection: writes and checkpoints without waiting for a lock. */
+    let other: SQLite.Database;
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    const otherInserts = (name: string) => other.prepare('insert into items (name) values (?)').run(name);
+
+    before(() => {
+      other = new SQLite(join(dir, 'driver.db'), { timeout: 0 });
+    });
+    after(() => other.close());
+
+    it('share one snapshot: another connection’s commit shows from the next turn on', async () => {
+      await nextTurn();
+      assert.equal(await itemNamed.first(db, 'elsewhere'), undefined);
+      otherInserts('elsewhere');
+      assert.equal(await itemNamed.first(db, 'elsewhere'), undefined, 'a second snapshot within the turn');
+      await nextTurn();
+      assert.deepEqual(await itemNamed.first(db, 'elsewhere'), { name: 'elsewhere' });
+    });
+
+    it('hold no read lock past their turn: a TRUNCATE checkpoint by another connection completes', async () => {
+      await nextTurn();
+      await itemNamed.first(db, 'anything');
+      otherInserts('wal-frame');
+      const [during] = other.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+      assert.equal(during!.busy, 1, 'the turn’s read transaction is open');
+      await nextTurn();
+      const [afterwards] = other.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number }>;
+      assert.deepEqual({ busy: afterwards!.busy, log: afterwards!.log }, { busy: 0, log: 0 });
+    });
+
+    it('end before a transaction of the same turn, which sees commits made meanwhile and can write', async () => {
+      await nextTurn();
+      await itemNamed.first(db, 'parent');
+      otherInserts('parent');
+      await db.transaction().execute(async (trx) => {
+        const seen = await trx.selectFrom('items').select('name').where('name', '=', 'parent').execute();
+        assert.deepEqual(seen, [{ name: 'parent' }]);
+        await trx.insertInto('items').values({ name: 'child', parent: 'parent' }).execute();
+      });
+      assert.equal(committed('child').n, 1);
+    });
+
+    it('end before a write outside any transaction, which is committed when it answers', async () => {
+      await nextTurn();
+      await itemNamed.first(db, 'solo');
+      await insertItem.run(db, 'solo');
+      assert.equal(committed('solo').n, 1);
+      assert.deepEqual(await itemNamed.first(db, 'solo'), { name: 'solo' });
+    });
+  });
+
   it('answers an immediate read with the committed row when the connection is free', async () => {
     await db.transaction().execute((trx) => insert(trx, 'free'));
     assert.deepEqual(await itemNamed.first(db, 'free'), { name: 'free' });

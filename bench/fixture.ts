@@ -20,6 +20,7 @@ import {
 import type { OAuthTarget } from './targets/target.js';
 
 const MINT_CONCURRENCY = 16;
+const MINT_ATTEMPTS = 3;
 
 export type FixtureStep = 'registration' | 'authorize' | 'token';
 
@@ -39,6 +40,8 @@ export class Fixture {
   /** Tokens of the OpenID grant, for userinfo, introspection and the protected API. */
   reader: TokenSet | undefined;
   readonly pkce: Pkce = newPkce();
+  /** Authorizations that failed and were tried again (see mintCode). */
+  mintRetries = 0;
   private readonly jar = new CookieJar();
 
   private constructor(
@@ -81,10 +84,22 @@ export class Fixture {
     return authorizeUrl(this.meta, this.client!, scope, this.pkce);
   }
 
+  /**
+   * One code through the authorize path. A failed path is tried again (MINT_ATTEMPTS in all):
+   * node-oidc-provider's resume step has answered 400 once in tens of thousands of concurrent
+   * authorizations, which ended a 30-minute run. Each retry is counted in `mintRetries`.
+   */
   private async mintCode(scope: string): Promise<string> {
-    return followToCode(this.authorizeUrl(scope), this.client!, this.jar, async (page) => {
-      throw new Error(`consent was not remembered: a page appeared at ${page.url}`);
-    });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await followToCode(this.authorizeUrl(scope), this.client!, this.jar, async (page) => {
+          throw new Error(`consent was not remembered: a page appeared at ${page.url}`);
+        });
+      } catch (error) {
+        if (attempt === MINT_ATTEMPTS) throw error;
+        this.mintRetries++;
+      }
+    }
   }
 
   /** Makes sure the pool holds at least `count` unused values. */

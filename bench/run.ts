@@ -102,6 +102,10 @@ async function benchmark(options: BenchOptions, dataDir: string): Promise<void> 
   let rows: Row[];
   try {
     rows = await measureAll(servers, options, settings);
+    for (const { fixture } of servers.oauth) {
+      if (fixture.mintRetries)
+        log(`  ${fixture.target.name}: ${fixture.mintRetries} authorization(s) tried again`);
+    }
   } finally {
     await stopServers(servers);
   }

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
 import { openStorage, type Storage } from '../../src/storage/connect.js';
@@ -131,12 +132,12 @@ describe('SQLite driver: group commit and immediate reads', () => {
       await insert(trx, 'held');
       await gate;
     });
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     let read: unknown[] | undefined;
     const reading = itemNamed.all(db, 'held').then((rows) => {
       read = rows;
     });
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     assert.equal(read, undefined, 'the read ran inside another request’s open transaction');
     open();
     await Promise.all([holding, reading]);
@@ -172,7 +173,7 @@ describe('SQLite driver: group commit and immediate reads', () => {
       await insertItem.run(trx, 'second');
       await gate;
     });
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     await assert.rejects(insertItem.run(finished, 'stray'), /already committed/);
     open();
     await holding;
@@ -182,7 +183,6 @@ describe('SQLite driver: group commit and immediate reads', () => {
   describe('reads of one event-loop turn', () => {
     /** Another process's connection: writes and checkpoints without waiting for a lock. */
     let other: SQLite.Database;
-    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
     const otherInserts = (name: string) => other.prepare('insert into items (name) values (?)').run(name);
 
     before(() => {

@@ -5,7 +5,7 @@ import type { AppContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { Principal } from '../resource-server/principal.js';
 import { updateAccount } from '../storage/accounts.repository.js';
-import { prepared } from '../storage/prepared.js';
+import { LATER, prepared } from '../storage/prepared.js';
 import { isoTime } from './codec.js';
 
 const accountSchema = Type.Object(
@@ -60,16 +60,28 @@ const accountWithMemberships = prepared((db, accountId: string) =>
       'accounts.updated_at',
     ])
     .select(['schools.id as school_id', 'schools.slug', 'schools.name as school_name', 'memberships.role'])
-    .where('accounts.id', '=', accountId)
-    .orderBy('schools.slug'),
+    .where('accounts.id', '=', accountId),
 );
 
-/** The account and its memberships in one query (this is the benchmarked protected GET). */
-async function readAccount(ctx: AppContext, accountId: string) {
-  const rows = await accountWithMemberships.all(ctx.db, accountId);
+// By slug, in code: ORDER BY made SQLite build a temporary B-tree on every read (0.35 µs of 2.1).
+const bySlug = (a: { slug: string | null }, b: { slug: string | null }) =>
+  a.slug! < b.slug! ? -1 : a.slug! > b.slug! ? 1 : 0;
+
+type AccountRow = Awaited<ReturnType<typeof accountWithMemberships.all>>[number];
+
+/**
+ * The account and its memberships in one query (this is the benchmarked protected GET), read
+ * synchronously when SQLite can: a handler that returns a value skips Fastify's promise handling.
+ */
+function readAccount(ctx: AppContext, accountId: string) {
+  const rows = accountWithMemberships.allNow(ctx.db, accountId);
+  return rows === LATER ? accountWithMemberships.all(ctx.db, accountId).then(accountOf) : accountOf(rows);
+}
+
+function accountOf(rows: AccountRow[]) {
   const account = rows[0];
   if (!account) throw notFound('account');
-  const memberships = rows.filter((r) => r.slug !== null && r.school_id !== null);
+  const memberships = rows.filter((r) => r.slug !== null && r.school_id !== null).sort(bySlug);
   return {
     id: account.id,
     email: account.email,

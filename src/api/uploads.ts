@@ -64,6 +64,12 @@ async function readUploadPart<T>(step: () => Promise<T>): Promise<T> {
 const uploadDir = (ctx: AppContext) => join(ctx.config.dataDir, 'uploads');
 
 export async function uploadRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  // In a scope of its own: the plugin adds two async hooks and a listener to every request of the
+  // scope it is registered in, and only this route reads multipart bodies.
+  await app.register(async (scope) => uploadRoute(scope, ctx));
+}
+
+async function uploadRoute(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await app.register(multipart, {
     limits: { fileSize: ctx.config.uploadMaxBytes, files: 1, fields: 5, parts: 6 },
   });

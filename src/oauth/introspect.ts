@@ -9,9 +9,9 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { hashSecret } from '../crypto/tokens.js';
 import { findAccountById } from '../storage/accounts.repository.js';
-import { findAccessTokenWithAccount } from '../storage/bearer-tokens.repository.js';
+import { type BearerToken, findAccessTokenWithAccount } from '../storage/bearer-tokens.repository.js';
 import { findRefreshToken } from '../storage/refresh-tokens.repository.js';
-import type { AccessToken, Client, RefreshToken } from '../storage/schema.js';
+import type { Client, RefreshToken } from '../storage/schema.js';
 import { authenticateClient } from './client-auth.js';
 import { PATHS } from './discovery.js';
 import { clientCredentials, oauthFormErrorHandler, param, requireForm } from './form-request.js';
@@ -48,7 +48,7 @@ export type Introspection =
 const INACTIVE: Introspection = { active: false };
 
 /** Whether a token row is live for this client at `now` (pure). */
-export function isLive(row: AccessToken | RefreshToken, clientId: string, now: number): boolean {
+export function isLive(row: BearerToken | RefreshToken, clientId: string, now: number): boolean {
   if (row.client_id !== clientId || row.revoked_at !== null || row.expires_at <= now) return false;
   // A rotated refresh token has been replaced by its successor (a repeat inside the grace window
   // still answers that successor, but the token itself no longer stands for the grant).

@@ -15,7 +15,8 @@ import {
   readAuthorizationHeader,
 } from '../resource-server/bearer.js';
 import { findAccountById } from '../storage/accounts.repository.js';
-import type { AccessToken, Account } from '../storage/schema.js';
+import type { BearerToken } from '../storage/bearer-tokens.repository.js';
+import type { Account } from '../storage/schema.js';
 import { PATHS } from './discovery.js';
 import { splitScope } from './scopes.js';
 import { NO_STORE, OAuthErrorBody } from './wire-schemas.js';
@@ -55,7 +56,7 @@ export function claimsFor(account: Account, scopes: readonly string[]): UserInfo
 async function bearerToken(
   ctx: AppContext,
   authorization: string | string[] | undefined,
-): Promise<AccessToken> {
+): Promise<BearerToken> {
   const { issuer } = ctx.config;
   const header = readAuthorizationHeader(authorization);
   if (header.kind === 'none') {
@@ -103,6 +104,6 @@ export async function userinfoRoutes(app: FastifyInstance, ctx: AppContext): Pro
 
 declare module 'fastify' {
   interface FastifyRequest {
-    userinfoToken: AccessToken | null;
+    userinfoToken: BearerToken | null;
   }
 }

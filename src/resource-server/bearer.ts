@@ -7,8 +7,11 @@ import type { AppContext } from '../context.js';
 import { hashSecret } from '../crypto/tokens.js';
 import { OAuthError } from '../errors.js';
 import { PATHS } from '../oauth/discovery.js';
-import { findAccessTokenWithAccount } from '../storage/bearer-tokens.repository.js';
-import type { AccessToken } from '../storage/schema.js';
+import {
+  type AccessTokenWithAccount,
+  type BearerToken,
+  findAccessTokenWithAccount,
+} from '../storage/bearer-tokens.repository.js';
 
 /** RFC 6750 §2.1: `Bearer` SP token68. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
@@ -59,13 +62,20 @@ export function insufficientScope(issuer: string, scope: string): OAuthError {
 /**
  * Judges a presented access token: it must exist, be unrevoked, unexpired, and be bound to this
  * resource (RFC 8707 audience), and its person must not be disabled. Throws 401 invalid_token
- * otherwise.
+ * otherwise. Synchronous when the lookup is (see findAccessTokenWithAccount).
  */
-export async function authenticateAccessToken(
+export function authenticateAccessToken(
   ctx: Pick<AppContext, 'db' | 'config' | 'now'>,
   token: string,
-): Promise<AccessToken> {
-  const row = await findAccessTokenWithAccount(ctx.db, hashSecret(token));
+): BearerToken | Promise<BearerToken> {
+  const found = findAccessTokenWithAccount(ctx.db, hashSecret(token));
+  return found instanceof Promise ? found.then((row) => acceptToken(ctx, row)) : acceptToken(ctx, found);
+}
+
+function acceptToken(
+  ctx: Pick<AppContext, 'config' | 'now'>,
+  row: AccessTokenWithAccount | undefined,
+): BearerToken {
   const { issuer } = ctx.config;
   if (!row) throw invalidToken(issuer, 'the access token is not known; obtain a new one');
   if (row.revoked_at !== null) throw invalidToken(issuer, 'the access token was revoked; obtain a new one');

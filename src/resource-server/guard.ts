@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError, OAuthError } from '../errors.js';
+import type { BearerToken } from '../storage/bearer-tokens.repository.js';
 import {
   authenticateAccessToken,
   insufficientScope,
@@ -30,12 +31,15 @@ function hasQueryToken(request: FastifyRequest): boolean {
   return query !== undefined && query !== null && Object.hasOwn(query, 'access_token');
 }
 
-/** Judges the request's credentials against the operation's access rule; throws the wire error. */
-export async function judge(
+/**
+ * Judges the request's credentials against the operation's access rule; throws the wire error.
+ * Synchronous when the token lookup is: the guard runs on every API request.
+ */
+export function judge(
   ctx: Pick<AppContext, 'db' | 'config' | 'now'>,
   authorization: string | string[] | undefined,
   access: Access,
-): Promise<Principal> {
+): Principal | Promise<Principal> {
   const header = readAuthorizationHeader(authorization);
   if (header.kind === 'none') {
     if (!access.anonymous) throw anonymousRefused(access.scope);
@@ -45,7 +49,13 @@ export async function judge(
     // RFC 6750 §2.1: exactly `Bearer` SP token68; anything else is not judged as anonymous.
     throw invalidToken(ctx.config.issuer, 'the Authorization header must be "Bearer <access token>"');
   }
-  const token = await authenticateAccessToken(ctx, header.token);
+  const token = authenticateAccessToken(ctx, header.token);
+  return token instanceof Promise
+    ? token.then((found) => personOf(ctx, found, access))
+    : personOf(ctx, token, access);
+}
+
+function personOf(ctx: Pick<AppContext, 'config'>, token: BearerToken, access: Access): Principal {
   const scopes = new Set(token.scopes.split(' '));
   // SPEC §10: a presented token is always judged, never downgraded to anonymous.
   if (!scopes.has(access.scope)) throw insufficientScope(ctx.config.issuer, access.scope);
@@ -59,14 +69,33 @@ export function installGuard(app: FastifyInstance, ctx: AppContext): void {
     // Fail closed at start: a route under the guard without an access rule is a bug.
     if (!route.config?.access) throw new Error(`route ${route.method} ${route.url} has no access rule`);
   });
-  app.addHook('onRequest', async (request) => {
+  // Callback style, and no promise at all when the token lookup is synchronous: every API request.
+  app.addHook('onRequest', (request, _reply, done) => {
     const access = request.routeOptions.config.access;
-    if (!access) return;
-    // RFC 6750 §2.3 allows a URI query token, but it leaks into logs and history: refused.
-    if (hasQueryToken(request)) throw new OAuthError('invalid_request', USE_HEADER);
-    request.principal = await judge(ctx, request.headers.authorization, access);
+    if (!access) {
+      done();
+      return;
+    }
+    let judged: Principal | Promise<Principal>;
+    try {
+      // RFC 6750 §2.3 allows a URI query token, but it leaks into logs and history: refused.
+      if (hasQueryToken(request)) throw new OAuthError('invalid_request', USE_HEADER);
+      judged = judge(ctx, request.headers.authorization, access);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    if (judged instanceof Promise) {
+      judged.then((principal) => {
+        request.principal = principal;
+        done();
+      }, done);
+      return;
+    }
+    request.principal = judged;
+    done();
   });
-  // Callback style: it runs on every API request, and an async hook costs a promise each.
+  // Callback style for the same reason.
   app.addHook('preValidation', (request, _reply, done) => {
     // RFC 6750 §2.2 form-body tokens are refused for the same reason.
     const body = request.body as Record<string, unknown> | undefined;

@@ -1,14 +1,27 @@
 import type { Kysely } from 'kysely';
-import { prepared } from './prepared.js';
+import { LATER, prepared } from './prepared.js';
 import type { AccessToken, Database } from './schema.js';
 
-export type AccessTokenWithAccount = AccessToken & { account_disabled: number | null };
+/** What judging a bearer token needs of its row (not the hash and grant it was looked up by). */
+export type BearerToken = Pick<
+  AccessToken,
+  'client_id' | 'account_id' | 'scopes' | 'resource' | 'created_at' | 'expires_at' | 'revoked_at'
+>;
+export type AccessTokenWithAccount = BearerToken & { account_disabled: number | null };
 
 const withAccount = prepared((db, tokenHash: string) =>
   db
     .selectFrom('access_tokens')
     .leftJoin('accounts', 'accounts.id', 'access_tokens.account_id')
-    .selectAll('access_tokens')
+    .select([
+      'access_tokens.client_id',
+      'access_tokens.account_id',
+      'access_tokens.scopes',
+      'access_tokens.resource',
+      'access_tokens.created_at',
+      'access_tokens.expires_at',
+      'access_tokens.revoked_at',
+    ])
     .select('accounts.disabled as account_disabled')
     .where('access_tokens.token_hash', '=', tokenHash),
 );
@@ -16,10 +29,12 @@ const withAccount = prepared((db, tokenHash: string) =>
 /**
  * The one indexed lookup behind every bearer request: the token row by its hash (primary key)
  * joined to its account by primary key, so a disabled account is refused without a second query.
+ * Answered synchronously when SQLite can run it at once (prepared.ts), else as a promise.
  */
 export function findAccessTokenWithAccount(
   db: Kysely<Database>,
   tokenHash: string,
-): Promise<AccessTokenWithAccount | undefined> {
-  return withAccount.first(db, tokenHash);
+): AccessTokenWithAccount | undefined | Promise<AccessTokenWithAccount | undefined> {
+  const row = withAccount.firstNow(db, tokenHash);
+  return row === LATER ? withAccount.first(db, tokenHash) : row;
 }

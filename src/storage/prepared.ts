@@ -10,7 +10,7 @@ import type { Compilable, CompiledQuery, Insertable, Kysely, QueryResult } from 
 import type { DialectName } from './connect.js';
 import { dialectOf } from './dialect.js';
 import type { Database } from './schema.js';
-import { runImmediately } from './sqlite-driver.js';
+import { runImmediately, runSynchronously } from './sqlite-driver.js';
 
 /** Stands in for the n-th argument while the query is compiled. */
 class Argument {
@@ -23,6 +23,10 @@ interface Template {
   readonly slots: ReadonlyArray<readonly [number, number]>;
 }
 
+/** What the `…Now` calls answer when the query cannot run synchronously: call the promise form. */
+export const LATER: unique symbol = Symbol('later');
+export type Later = typeof LATER;
+
 export interface Prepared<A extends unknown[], R> {
   /** Every row. */
   all(db: Kysely<Database>, ...args: A): Promise<R[]>;
@@ -30,6 +34,14 @@ export interface Prepared<A extends unknown[], R> {
   first(db: Kysely<Database>, ...args: A): Promise<R | undefined>;
   /** Runs a write; answers the number of rows it changed. */
   run(db: Kysely<Database>, ...args: A): Promise<number>;
+  /**
+   * Every row, read synchronously when it can be (SQLite, outside a transaction, connection free:
+   * the common case); else LATER. Only for the paths every protected request takes, where the
+   * promises around a read cost more than the read (docs/performance.md).
+   */
+  allNow(db: Kysely<Database>, ...args: A): R[] | Later;
+  /** The first row (or undefined) as `allNow` reads it; else LATER. */
+  firstNow(db: Kysely<Database>, ...args: A): R | undefined | Later;
 }
 
 function compile<A extends unknown[]>(
@@ -52,10 +64,14 @@ function compile<A extends unknown[]>(
   return { compiled, slots };
 }
 
-function run<R>(db: Kysely<Database>, template: Template, args: readonly unknown[]): Promise<QueryResult<R>> {
+function fill<R>(template: Template, args: readonly unknown[]): CompiledQuery<R> {
   const parameters = template.compiled.parameters.slice();
   for (const [position, index] of template.slots) parameters[position] = args[index];
-  const query = { ...template.compiled, parameters } as CompiledQuery<R>;
+  return { ...template.compiled, parameters } as CompiledQuery<R>;
+}
+
+function run<R>(db: Kysely<Database>, template: Template, args: readonly unknown[]): Promise<QueryResult<R>> {
+  const query = fill<R>(template, args);
   return runImmediately<R>(db, query) ?? db.executeQuery<R>(query);
 }
 
@@ -67,25 +83,35 @@ export function prepared<A extends unknown[], R>(
   build: (db: Kysely<Database>, ...args: A) => Compilable<R>,
 ): Prepared<A, R> {
   const templates = new Map<DialectName, Template>();
+  const templateFor = (db: Kysely<Database>): Template => {
+    const dialect = dialectOf(db);
+    let template = templates.get(dialect);
+    if (!template) {
+      template = compile(db, build, build.length - 1);
+      templates.set(dialect, template);
+    }
+    return template;
+  };
   const execute = (db: Kysely<Database>, args: A): Promise<QueryResult<R>> => {
     try {
-      const dialect = dialectOf(db);
-      let template = templates.get(dialect);
-      if (!template) {
-        template = compile(db, build, build.length - 1);
-        templates.set(dialect, template);
-      }
-      return run<R>(db, template, args);
+      return run<R>(db, templateFor(db), args);
     } catch (error) {
       // A caller awaits a rejection, as it would from an async function; it never catches a throw.
       return Promise.reject(error);
     }
   };
+  const now = (db: Kysely<Database>, args: A): R[] | Later =>
+    runSynchronously<R>(db, fill<R>(templateFor(db), args))?.rows ?? LATER;
   // `then` rather than async functions: one promise per call instead of two, on every request.
   return {
     all: (db, ...args) => execute(db, args).then((result) => result.rows),
     first: (db, ...args) => execute(db, args).then((result) => result.rows[0]),
     run: (db, ...args) => execute(db, args).then((result) => Number(result.numAffectedRows ?? 0n)),
+    allNow: (db, ...args) => now(db, args),
+    firstNow: (db, ...args) => {
+      const rows = now(db, args);
+      return rows === LATER ? LATER : rows[0];
+    },
   };
 }
 

@@ -307,13 +307,16 @@ export function allowImmediate(db: object, dialect: QueuedSqliteDialect): void {
  * A query outside any transaction, on SQLite, while nothing holds the connection: run it now
  * instead of through Kysely's connection provider. better-sqlite3 is synchronous, so the answer
  * is the same; what is saved is the chain of promises around it. Undefined when the query must
- * wait its turn (or the database is not SQLite).
+ * wait its turn (or the database is not SQLite); throws what SQLite throws.
  */
+export function runSynchronously<R>(db: object, query: CompiledQuery): QueryResult<R> | undefined {
+  return runners.get(db)?.runNow<R>(query);
+}
+
+/** `runSynchronously`, answered as a promise (a rejection rather than a throw). */
 export function runImmediately<R>(db: object, query: CompiledQuery): Promise<QueryResult<R>> | undefined {
-  const runner = runners.get(db);
-  if (!runner) return undefined;
   try {
-    const result = runner.runNow<R>(query);
+    const result = runSynchronously<R>(db, query);
     return result && Promise.resolve(result);
   } catch (error) {
     return Promise.reject(error);

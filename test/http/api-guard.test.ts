@@ -1,6 +1,7 @@
 /** The resource-server guard's rules beyond the generated matrix (SPEC §8, §10; RFC 6750). */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ALL_SCOPES, call, type Demo, seedDemo } from '../helpers/api.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 import { mintAccessToken } from '../helpers/tokens.js';
@@ -84,6 +85,35 @@ for (const dialect of DIALECTS) {
       assert.equal((await call(t, 'GET', '/api/v1/account', { token })).statusCode, 200);
       t.clock.advance(30);
       assert.equal((await call(t, 'GET', '/api/v1/account', { token })).statusCode, 401);
+    });
+
+    it('judges tokens the same while a transaction holds the database; on SQLite the request waits its turn', async () => {
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      const holding = t.ctx.db.transaction().execute(async (trx) => {
+        await trx.selectFrom('accounts').select('id').execute();
+        await gate;
+      });
+      await nextTurn();
+      let settled = false;
+      const answers = Promise.all([
+        call(t, 'GET', '/api/v1/account', { token: demo.ownerToken }),
+        call(t, 'GET', '/api/v1/account', { token: 'sa_at_unknown' }),
+      ]).finally(() => {
+        settled = true;
+      });
+      await nextTurn();
+      await nextTurn();
+      if (dialect === 'sqlite') assert.equal(settled, false, 'a request read inside another’s transaction');
+      open();
+      await holding;
+      const [known, unknown] = await answers;
+      assert.equal(known.statusCode, 200);
+      assert.equal(known.json().email, 'owner@demo.school');
+      assert.equal(unknown.statusCode, 401);
+      assert.equal(unknown.json().error, 'invalid_token');
     });
 
     it('unknown routes under /api/v1 answer a JSON 404', async () => {

@@ -1,6 +1,7 @@
 /** The hand-written resources (account, schools, appearance, analytics) and the public views. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { insertMembership, insertSchool } from '../../src/storage/accounts.repository.js';
 import { ALL_SCOPES, call, type Demo, seedDemo } from '../helpers/api.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 import { createPerson } from '../helpers/flow.js';
@@ -55,6 +56,45 @@ for (const dialect of DIALECTS) {
         await call(t, 'GET', '/api/v1/schools/demo/lecturers', { token: demo.ownerToken })
       ).json().items;
       for (const lecturer of member) assert.match(lecturer.email, /@/);
+    });
+
+    it('GET /api/v1/account lists the memberships by school slug', async () => {
+      const now = t.clock.now();
+      const person = await createPerson(t.ctx.db, { school: `zz-${dialect}`, now });
+      // Ids in the reverse order of the slugs: the order rows come in is not the answer's.
+      for (const [id, slug] of [
+        ['sch_order_3', `aa-${dialect}`],
+        ['sch_order_2', `bb-${dialect}`],
+        ['sch_order_1', `cc-${dialect}`],
+      ] as const) {
+        await insertSchool(t.ctx.db, {
+          id,
+          slug,
+          name: slug,
+          description: '',
+          settings: '{}',
+          appearance: '{}',
+          created_at: now,
+          updated_at: now,
+        });
+        await insertMembership(t.ctx.db, {
+          account_id: person.account.id,
+          school_id: id,
+          role: 'admin',
+          created_at: now,
+        });
+      }
+      const token = await mintAccessToken(t, { accountId: person.account.id, scopes: ['account:read'] });
+      const me = (await call(t, 'GET', '/api/v1/account', { token })).json();
+      assert.deepEqual(
+        me.memberships.map((m: { school: string; role: string }) => [m.school, m.role]),
+        [
+          [`aa-${dialect}`, 'admin'],
+          [`bb-${dialect}`, 'admin'],
+          [`cc-${dialect}`, 'admin'],
+          [`zz-${dialect}`, 'owner'],
+        ],
+      );
     });
 
     it('GET and PATCH /api/v1/account show and change the person, with memberships', async () => {

@@ -91,5 +91,19 @@ for (const dialect of DIALECTS) {
       assert.equal(anonymous.statusCode, 403);
       assert.equal(anonymous.headers['www-authenticate'], undefined);
     });
+
+    it('another operation answers a multipart body 415 and points at the accepted type: only uploads read multipart', async () => {
+      const courseToken = await mintAccessToken(t, { accountId: demo.accountId, scopes: ['courses:write'] });
+      const body = multipartBody('course.txt', 'a course');
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/schools/demo/courses',
+        payload: body.payload,
+        headers: { ...body.headers, authorization: `Bearer ${courseToken}` },
+      });
+      assert.equal(res.statusCode, 415);
+      assert.equal(res.json().error, 'unsupported_media_type');
+      assert.match(res.json().error_description, /unsupported Content-Type .* see \/openapi\.json/);
+    });
   });
 }

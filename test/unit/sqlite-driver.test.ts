@@ -7,7 +7,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
 import { openStorage, type Storage } from '../../src/storage/connect.js';
-import { prepared } from '../../src/storage/prepared.js';
+import { LATER, prepared } from '../../src/storage/prepared.js';
 import { inTransaction } from '../../src/storage/transaction.js';
 
 // A scratch table outside the application schema: the driver is what is under test.
@@ -236,6 +236,31 @@ describe('SQLite driver: group commit and immediate reads', () => {
     assert.deepEqual(await itemNamed.first(db, 'free'), { name: 'free' });
     assert.equal(await itemNamed.first(db, 'absent'), undefined);
   });
+  it('reads synchronously with allNow and firstNow while the connection is free, and answers LATER while a transaction holds it', async () => {
+    await db.transaction().execute((trx) => insert(trx, 'now'));
+    assert.deepEqual(itemNamed.allNow(db, 'now'), [{ name: 'now' }]);
+    assert.deepEqual(itemNamed.firstNow(db, 'now'), { name: 'now' });
+    assert.equal(itemNamed.firstNow(db, 'absent'), undefined);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const holding = db.transaction().execute(async (trx) => {
+      await insert(trx, 'held-now');
+      await gate;
+    });
+    await nextTurn();
+    assert.equal(
+      itemNamed.firstNow(db, 'held-now'),
+      LATER,
+      'it would read inside another request’s transaction',
+    );
+    assert.equal(itemNamed.allNow(db, 'held-now'), LATER);
+    open();
+    await holding;
+    assert.deepEqual(itemNamed.firstNow(db, 'held-now'), { name: 'held-now' });
+  });
+
   it('answers rows as objects named by their columns: aliases, nulls, numbers, a repeated name keeps the last', async () => {
     await insert(db, 'a');
     await db.insertInto('items').values({ name: 'b', parent: 'a' }).execute();

@@ -89,6 +89,5 @@ function acceptToken(
       `the access token is bound to another resource (${row.resource}); request one for ${issuer}`,
     );
   }
-  const { account_disabled: _, ...accessToken } = row;
-  return accessToken;
+  return row;
 }

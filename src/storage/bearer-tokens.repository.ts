@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { LATER, prepared } from './prepared.js';
+import { ReadCache } from './read-cache.js';
 import type { AccessToken, Database } from './schema.js';
 
 /** What judging a bearer token needs of its row (not the hash and grant it was looked up by). */
@@ -26,15 +27,19 @@ const withAccount = prepared((db, tokenHash: string) =>
     .where('access_tokens.token_hash', '=', tokenHash),
 );
 
+// Sized for the tokens in use at once on one server; ~200 bytes each.
+const recent = new ReadCache<AccessTokenWithAccount>(['access_tokens', 'accounts'], 10_000);
+
 /**
  * The one indexed lookup behind every bearer request: the token row by its hash (primary key)
  * joined to its account by primary key, so a disabled account is refused without a second query.
- * Answered synchronously when SQLite can run it at once (prepared.ts), else as a promise.
+ * On SQLite it is answered synchronously when it can be, and a token's row is kept while neither
+ * table has changed (read-cache.ts); else as a promise.
  */
 export function findAccessTokenWithAccount(
   db: Kysely<Database>,
   tokenHash: string,
 ): AccessTokenWithAccount | undefined | Promise<AccessTokenWithAccount | undefined> {
-  const row = withAccount.firstNow(db, tokenHash);
+  const row = recent.read(db, tokenHash, () => withAccount.firstNow(db, tokenHash));
   return row === LATER ? withAccount.first(db, tokenHash) : row;
 }

@@ -37,6 +37,7 @@ import {
   SqliteDialect,
   type TransactionSettings,
 } from 'kysely';
+import { ChangeStamps } from './change-stamps.js';
 import { type RowBuilder, rowBuilder } from './sqlite-rows.js';
 
 /** Distinct SQL texts kept prepared; queries beyond this (unusual IN-list lengths) are prepared each time. */
@@ -76,8 +77,15 @@ class QueuedSqliteDriver implements Driver {
   private readonly waiting: Array<(lease: Lease) => void> = [];
   private holder: Lease | undefined;
   private batch: Batch | undefined;
+  /** What has changed since a result was read (change-stamps.ts): bumped here on every write. */
+  readonly stamps = new ChangeStamps();
+  /** PRAGMA data_version when last read: it moves when another connection commits. */
+  private dataVersion: unknown;
+  private readonly dataVersionQuery: SQLite.Statement;
 
-  constructor(private readonly database: SQLite.Database) {}
+  constructor(private readonly database: SQLite.Database) {
+    this.dataVersionQuery = database.prepare('pragma data_version').pluck();
+  }
 
   async init(): Promise<void> {}
 
@@ -135,6 +143,7 @@ class QueuedSqliteDriver implements Driver {
     // Released already: its shared COMMIT failed, and the batch was rolled back with it.
     if (lease.released) return;
     lease.inTransaction = false;
+    this.stamps.all();
     this.execute('rollback to request');
     this.execute('release request');
   }
@@ -147,6 +156,17 @@ class QueuedSqliteDriver implements Driver {
   /** Runs the query now when nothing holds the connection; else undefined. */
   runNow<R>(query: CompiledQuery): QueryResult<R> | undefined {
     return this.holder ? undefined : this.run<R>(query, false);
+  }
+
+  /**
+   * The change stamp of what a read run now would see, when one can run now (nothing holds the
+   * connection); else undefined. Opens the turn's read transaction if none is open, which checks
+   * for commits by other connections.
+   */
+  snapshotStamp(): number | undefined {
+    if (this.holder) return undefined;
+    if (!this.batch) this.openBatch(false);
+    return this.stamps.now;
   }
 
   /**
@@ -175,6 +195,7 @@ class QueuedSqliteDriver implements Driver {
       if (!readonly) this.commitBatch();
       else if (!this.batch) this.openBatch(false);
     }
+    if (!readonly) this.stamps.write(query.sql);
     const parameters = query.parameters as unknown[];
     if (row) {
       const values = statement.all(parameters) as unknown[][];
@@ -189,6 +210,11 @@ class QueuedSqliteDriver implements Driver {
   /** Opens the turn's shared transaction; it is committed once the turn's I/O callbacks have run. */
   private openBatch(writes: boolean): void {
     this.execute('begin');
+    const version = this.dataVersionQuery.get();
+    if (version !== this.dataVersion) {
+      this.dataVersion = version;
+      this.stamps.all();
+    }
     this.batch = newBatch(writes);
     setImmediate(() => this.commitWhenFree());
   }
@@ -231,12 +257,14 @@ class QueuedSqliteDriver implements Driver {
       this.execute('commit');
       batch.resolve();
     } catch (error) {
+      this.stamps.all();
       if (this.database.inTransaction) this.database.exec('rollback');
       batch.reject(error);
     }
   }
 
   private failBatch(error: Error): void {
+    this.stamps.all();
     this.batch?.reject(error);
     this.batch = undefined;
   }
@@ -285,6 +313,14 @@ export class QueuedSqliteDialect extends SqliteDialect {
     return this.driver?.transactionHolder();
   }
 
+  snapshotStamp(): number | undefined {
+    return this.driver?.snapshotStamp();
+  }
+
+  changedSince(stamp: number, tables: readonly string[]): boolean {
+    return this.driver ? this.driver.stamps.changedSince(stamp, tables) : true;
+  }
+
   quiesce(task: () => Promise<void>): Promise<void> {
     if (!this.driver) throw new Error('the SQLite driver is not created yet');
     return this.driver.quiesce(task);
@@ -321,6 +357,21 @@ export function runImmediately<R>(db: object, query: CompiledQuery): Promise<Que
   } catch (error) {
     return Promise.reject(error);
   }
+}
+
+/**
+ * For read-cache.ts: the change stamp a read made now would carry, when this Kysely instance is
+ * SQLite and a read can run now; else undefined (nothing may be cached or answered from a cache).
+ */
+export function snapshotStamp(db: object): number | undefined {
+  const dialect = runners.get(db);
+  return dialect instanceof QueuedSqliteDialect ? dialect.snapshotStamp() : undefined;
+}
+
+/** Whether a change that may touch any of `tables` came after `stamp` (true when unknown). */
+export function changedSince(db: object, stamp: number, tables: readonly string[]): boolean {
+  const dialect = runners.get(db);
+  return dialect instanceof QueuedSqliteDialect ? dialect.changedSince(stamp, tables) : true;
 }
 
 /**

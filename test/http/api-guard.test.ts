@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { hashSecret } from '../../src/crypto/tokens.js';
+import { updateAccount } from '../../src/storage/accounts.repository.js';
 import { ALL_SCOPES, call, type Demo, seedDemo } from '../helpers/api.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 import { mintAccessToken } from '../helpers/tokens.js';
@@ -74,6 +76,46 @@ for (const dialect of DIALECTS) {
           .where('id', '=', demo.accountId)
           .execute();
       }
+    });
+
+    it('a token answered a moment ago is refused on the next request once revoked, its account disabled or its grant deleted', async () => {
+      const fresh = async () => {
+        const token = await mintAccessToken(t, { accountId: demo.accountId, scopes: ['account:read'] });
+        for (let i = 0; i < 2; i++) {
+          assert.equal((await call(t, 'GET', '/api/v1/account', { token })).statusCode, 200);
+        }
+        return { token, hash: hashSecret(token) };
+      };
+      const refused = async (token: string) => {
+        const res = await call(t, 'GET', '/api/v1/account', { token });
+        assert.equal(res.statusCode, 401);
+        assert.equal(res.json().error, 'invalid_token');
+      };
+      const revoked = await fresh();
+      await t.ctx.db
+        .updateTable('access_tokens')
+        .set({ revoked_at: t.clock.now() })
+        .where('token_hash', '=', revoked.hash)
+        .execute();
+      await refused(revoked.token);
+
+      const disabled = await fresh();
+      await updateAccount(t.ctx.db, demo.accountId, { disabled: 1 }, t.clock.now());
+      try {
+        await refused(disabled.token);
+      } finally {
+        await updateAccount(t.ctx.db, demo.accountId, { disabled: 0 }, t.clock.now());
+      }
+      assert.equal((await call(t, 'GET', '/api/v1/account', { token: disabled.token })).statusCode, 200);
+
+      const deleted = await fresh();
+      const { grant_id } = await t.ctx.db
+        .selectFrom('access_tokens')
+        .select('grant_id')
+        .where('token_hash', '=', deleted.hash)
+        .executeTakeFirstOrThrow();
+      await t.ctx.db.deleteFrom('grants').where('id', '=', grant_id).execute();
+      await refused(deleted.token);
     });
 
     it('a token expires exactly at its expiry time', async () => {

@@ -1,0 +1,65 @@
+/**
+ * Change stamps of one SQLite database: a counter that moves on every statement that may change
+ * or remove existing rows, remembered per table, so a result read at one stamp can be known to be
+ * still what a new read would answer (read-cache.ts). Conservative by construction: what is not
+ * known to touch one table counts as touching every table.
+ *
+ * - A plain INSERT adds rows and changes none: no stamp. (A cached result is only ever a row that
+ *   was found; adding rows cannot change it.)
+ * - An UPDATE, or an INSERT … ON CONFLICT (an upsert), changes rows of its own table only: the
+ *   schema has no ON UPDATE cascades and no triggers.
+ * - A DELETE may cascade through foreign keys, and anything else (raw SQL, DDL, REPLACE) is not
+ *   parsed: every table.
+ * - A rollback, and a commit by another connection (another process: the CLI, a second server),
+ *   count as every table too.
+ */
+
+export type WriteScope =
+  | { readonly kind: 'adds' }
+  | { readonly kind: 'table'; readonly table: string }
+  | { readonly kind: 'any' };
+
+// Kysely's SQLite compiler writes these forms; values are bound parameters, never in the text.
+const UPDATE = /^update "([^"]+)" /;
+const INSERT = /^insert into "([^"]+)" /;
+
+/** Which existing rows a write statement may change (see above). */
+export function writeScope(sql: string): WriteScope {
+  const update = UPDATE.exec(sql);
+  if (update) return { kind: 'table', table: update[1]! };
+  const insert = INSERT.exec(sql);
+  if (insert) return sql.includes(' on conflict ') ? { kind: 'table', table: insert[1]! } : { kind: 'adds' };
+  return { kind: 'any' };
+}
+
+export class ChangeStamps {
+  private current = 0;
+  /** The stamp of the last change that may have touched every table. */
+  private everything = 0;
+  private readonly tables = new Map<string, number>();
+
+  /** The stamp now: a read made now is current until a change touches its tables. */
+  get now(): number {
+    return this.current;
+  }
+
+  /** A write statement is about to run. */
+  write(sql: string): void {
+    const scope = writeScope(sql);
+    if (scope.kind === 'adds') return;
+    if (scope.kind === 'table') this.tables.set(scope.table, ++this.current);
+    else this.everything = ++this.current;
+  }
+
+  /** A rollback, or a commit by another connection: nothing read before is known any more. */
+  all(): void {
+    this.everything = ++this.current;
+  }
+
+  /** Whether a change that may touch any of `tables` came after `stamp`. */
+  changedSince(stamp: number, tables: readonly string[]): boolean {
+    if (this.everything > stamp) return true;
+    for (const table of tables) if ((this.tables.get(table) ?? 0) > stamp) return true;
+    return false;
+  }
+}

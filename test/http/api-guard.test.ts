@@ -6,6 +6,7 @@ import { hashSecret } from '../../src/crypto/tokens.js';
 import { updateAccount } from '../../src/storage/accounts.repository.js';
 import { ALL_SCOPES, call, type Demo, seedDemo } from '../helpers/api.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
+import { holdTransaction } from '../helpers/hold.js';
 import { mintAccessToken } from '../helpers/tokens.js';
 
 for (const dialect of DIALECTS) {
@@ -130,15 +131,9 @@ for (const dialect of DIALECTS) {
     });
 
     it('judges tokens the same while a transaction holds the database; on SQLite the request waits its turn', async () => {
-      let open!: () => void;
-      const gate = new Promise<void>((resolve) => {
-        open = resolve;
-      });
-      const holding = t.ctx.db.transaction().execute(async (trx) => {
-        await trx.selectFrom('accounts').select('id').execute();
-        await gate;
-      });
-      await nextTurn();
+      const held = await holdTransaction(t.ctx.db, (trx) =>
+        trx.selectFrom('accounts').select('id').execute(),
+      );
       let settled = false;
       const answers = Promise.all([
         call(t, 'GET', '/api/v1/account', { token: demo.ownerToken }),
@@ -149,8 +144,7 @@ for (const dialect of DIALECTS) {
       await nextTurn();
       await nextTurn();
       if (dialect === 'sqlite') assert.equal(settled, false, 'a request read inside another’s transaction');
-      open();
-      await holding;
+      await held.release();
       const [known, unknown] = await answers;
       assert.equal(known.statusCode, 200);
       assert.equal(known.json().email, 'owner@demo.school');

@@ -11,6 +11,7 @@ import { writeScope } from '../../src/storage/change-stamps.js';
 import { openStorage, type Storage } from '../../src/storage/connect.js';
 import { LATER, prepared } from '../../src/storage/prepared.js';
 import { ReadCache } from '../../src/storage/read-cache.js';
+import { holdTransaction } from '../helpers/hold.js';
 
 describe('change stamps: which rows a write may change', () => {
   it('a plain INSERT changes none, an UPDATE or upsert its table, anything else every table', () => {
@@ -157,18 +158,9 @@ describe('read cache on SQLite', () => {
 
   it('answers LATER while a transaction holds the connection', async () => {
     await cached();
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    const holding = db.transaction().execute(async (trx) => {
-      await trx.selectFrom('things').selectAll().execute();
-      await gate;
-    });
-    await nextTurn();
+    const held = await holdTransaction(db, (trx) => trx.selectFrom('things').selectAll().execute());
     assert.equal(lookUp('a'), LATER);
-    open();
-    await holding;
+    await held.release();
   });
 
   it('keeps nothing on PostgreSQL-like instances it cannot see the writes of', () => {

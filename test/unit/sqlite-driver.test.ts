@@ -9,6 +9,7 @@ import { type Kysely, sql } from 'kysely';
 import { openStorage, type Storage } from '../../src/storage/connect.js';
 import { LATER, prepared } from '../../src/storage/prepared.js';
 import { inTransaction } from '../../src/storage/transaction.js';
+import { holdTransaction } from '../helpers/hold.js';
 
 // A scratch table outside the application schema: the driver is what is under test.
 // biome-ignore lint/suspicious/noExplicitAny: the scratch table is not part of Database
@@ -241,23 +242,14 @@ describe('SQLite driver: group commit and immediate reads', () => {
     assert.deepEqual(itemNamed.allNow(db, 'now'), [{ name: 'now' }]);
     assert.deepEqual(itemNamed.firstNow(db, 'now'), { name: 'now' });
     assert.equal(itemNamed.firstNow(db, 'absent'), undefined);
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    const holding = db.transaction().execute(async (trx) => {
-      await insert(trx, 'held-now');
-      await gate;
-    });
-    await nextTurn();
+    const held = await holdTransaction(db, (trx) => insert(trx, 'held-now'));
     assert.equal(
       itemNamed.firstNow(db, 'held-now'),
       LATER,
       'it would read inside another request’s transaction',
     );
     assert.equal(itemNamed.allNow(db, 'held-now'), LATER);
-    open();
-    await holding;
+    await held.release();
     assert.deepEqual(itemNamed.firstNow(db, 'held-now'), { name: 'held-now' });
   });
 

@@ -1,7 +1,14 @@
 /**
- * Opaque secrets: 256 random bits, base64url, behind a recognisable prefix (so leaked tokens are
- * easy to spot and scan for). Only their SHA-256 is stored: the value has full entropy, so a fast
- * hash is safe and keeps the token endpoint fast (SPEC §9).
+ * Opaque secrets: a recognisable prefix (so leaked tokens are easy to spot and scan for), the
+ * time of issue, and 256 random bits, base64url. Only a hash is stored: the random part has full
+ * entropy, so a fast hash is safe and keeps the token endpoint fast (SPEC §9).
+ *
+ * The time of issue (nine base-36 digits of milliseconds, `sa_at_0mhx5c3k1…`) also begins the
+ * stored key, before the SHA-256 of the whole value. Keys of new secrets therefore sort after the
+ * old ones, and an insert lands on the last pages of its index instead of one random page each:
+ * a random key cost a page read, a page split now and then, and a WAL frame per token at every
+ * commit (docs/performance.md 23). The stamp says only when the token was issued, which its
+ * holder knows and the row's created_at holds anyway.
  */
 import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { randomBase64url } from './random.js';
@@ -18,27 +25,56 @@ export type TokenKind = keyof typeof TOKEN_PREFIX;
 
 export interface MintedSecret {
   readonly value: string;
+  /** The stored key (`hashSecret(value)`). */
   readonly hash: string;
 }
 
-export function hashSecret(value: string): string {
-  return hash('sha256', value, 'base64url');
-}
+const PREFIX_LENGTH = 6;
+const STAMP_LENGTH = 9;
+/** A prefix, a stamp and 43 base64url characters (32 bytes): what this module issues. */
+const STAMPED = /^sa_[a-z]{2}_[0-9a-z]{9}[A-Za-z0-9_-]{43}$/;
 
-export function mintSecret(kind: TokenKind): MintedSecret {
-  const value = TOKEN_PREFIX[kind] + randomBase64url(32);
-  return { value, hash: hashSecret(value) };
+/** Milliseconds since the epoch in base 36, nine digits (enough until the year 5188). */
+function stamp(ms: number): string {
+  return ms.toString(36).padStart(STAMP_LENGTH, '0');
 }
 
 /**
- * A secret derived from another secret: unpredictable without the parent, and the same every time.
- * Refresh rotation uses it so a repeat inside the grace window can answer the same pair while
- * the server still stores only hashes.
+ * The key a secret is stored and looked up by: its stamp, then the SHA-256 of the whole value.
+ * A value without a stamp (secrets issued before stamps, and anything else a client sends) is
+ * keyed by the SHA-256 alone, so secrets issued before stay valid.
  */
-export function deriveSecret(kind: TokenKind, parent: string, label: string): MintedSecret {
-  const value =
-    TOKEN_PREFIX[kind] + createHmac('sha256', parent).update(`schoolauth:${label}`).digest('base64url');
+export function hashSecret(value: string): string {
+  const digest = hash('sha256', value, 'base64url');
+  return STAMPED.test(value) ? value.slice(PREFIX_LENGTH, PREFIX_LENGTH + STAMP_LENGTH) + digest : digest;
+}
+
+function secret(kind: TokenKind, issuedAtMs: number, random: string): MintedSecret {
+  const value = TOKEN_PREFIX[kind] + stamp(issuedAtMs) + random;
   return { value, hash: hashSecret(value) };
+}
+
+export function mintSecret(kind: TokenKind): MintedSecret {
+  return secret(kind, Date.now(), randomBase64url(32));
+}
+
+/**
+ * A secret derived from another secret: unpredictable without the parent, and the same every time
+ * for the same parent, label and time of issue. Refresh rotation uses it (with the rotation's
+ * time) so a repeat inside the grace window can answer the same pair while the server still
+ * stores only hashes.
+ */
+export function deriveSecret(
+  kind: TokenKind,
+  parent: string,
+  label: string,
+  issuedAtMs: number,
+): MintedSecret {
+  return secret(
+    kind,
+    issuedAtMs,
+    createHmac('sha256', parent).update(`schoolauth:${label}`).digest('base64url'),
+  );
 }
 
 /** Constant-time comparison of two strings (hash both so lengths never leak). */
@@ -53,7 +89,7 @@ export function safeEqual(a: string, b: string): boolean {
  * end of the index instead of one random page each (a page written to the WAL per commit).
  */
 export function timeOrderedId(prefix: string): string {
-  return prefix + Date.now().toString(36).padStart(9, '0') + randomBase64url(12);
+  return prefix + stamp(Date.now()) + randomBase64url(12);
 }
 
 /** A random identifier (not a secret): for rows, client ids, key ids. */

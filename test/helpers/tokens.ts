@@ -3,7 +3,8 @@
  * client, a grant, an access token stored as its SHA-256). The guard judges them exactly like
  * tokens from the full flow; the generated API matrix uses these for speed.
  */
-import { mintSecret, randomId } from '../../src/crypto/tokens.js';
+import { hash, randomBytes } from 'node:crypto';
+import { type MintedSecret, mintSecret, randomId, TOKEN_PREFIX } from '../../src/crypto/tokens.js';
 import { findClient, insertClient } from '../../src/storage/clients.repository.js';
 import type { TestApp } from './app.js';
 
@@ -17,6 +18,8 @@ export interface MintOptions {
   /** Seconds until expiry (default 3600). */
   readonly ttl?: number;
   readonly revoked?: boolean;
+  /** A token as issued before stamps (prefix and 43 characters, stored by its SHA-256 alone). */
+  readonly unstamped?: boolean;
 }
 
 async function ensureClient(t: TestApp): Promise<void> {
@@ -38,6 +41,11 @@ async function ensureClient(t: TestApp): Promise<void> {
   });
 }
 
+function unstampedToken(): MintedSecret {
+  const value = `${TOKEN_PREFIX.accessToken}${randomBytes(32).toString('base64url')}`;
+  return { value, hash: hash('sha256', value, 'base64url') };
+}
+
 /** Mints an access token for the account with exactly these scopes; returns the bearer value. */
 export async function mintAccessToken(t: TestApp, options: MintOptions): Promise<string> {
   await ensureClient(t);
@@ -45,7 +53,7 @@ export async function mintAccessToken(t: TestApp, options: MintOptions): Promise
   const grantId = randomId('grt_');
   const scopes = options.scopes.join(' ');
   const resource = options.resource ?? t.config.issuer;
-  const token = mintSecret('accessToken');
+  const token = options.unstamped ? unstampedToken() : mintSecret('accessToken');
   await t.ctx.db
     .insertInto('grants')
     .values({

@@ -63,6 +63,22 @@ for (const dialect of DIALECTS) {
       assert.match(String(res.headers['www-authenticate']), /scope="courses:read"/);
     });
 
+    it('a token issued before stamps (stored by its SHA-256 alone) is still accepted, and revocable', async () => {
+      const token = await mintAccessToken(t, {
+        accountId: demo.accountId,
+        scopes: ['account:read'],
+        unstamped: true,
+      });
+      assert.match(token, /^sa_at_[A-Za-z0-9_-]{43}$/);
+      assert.equal((await call(t, 'GET', '/api/v1/account', { token })).statusCode, 200);
+      await t.ctx.db
+        .updateTable('access_tokens')
+        .set({ revoked_at: t.clock.now() })
+        .where('token_hash', '=', hashSecret(token))
+        .execute();
+      assert.equal((await call(t, 'GET', '/api/v1/account', { token })).statusCode, 401);
+    });
+
     it('a disabled account’s token is refused even if not yet revoked', async () => {
       const token = await mintAccessToken(t, { accountId: demo.accountId, scopes: ALL_SCOPES });
       await t.ctx.db.updateTable('accounts').set({ disabled: 1 }).where('id', '=', demo.accountId).execute();

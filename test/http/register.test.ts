@@ -54,7 +54,7 @@ for (const dialect of DIALECTS) {
       const res = await post({ redirect_uris: [LOOPBACK], token_endpoint_auth_method: 'client_secret_post' });
       assert.equal(res.statusCode, 201);
       const body = res.json();
-      assert.match(body.client_secret, /^sa_cs_[A-Za-z0-9_-]{43}$/);
+      assert.match(body.client_secret, /^sa_cs_[0-9a-z]{9}[A-Za-z0-9_-]{43}$/);
       assert.equal(body.client_secret_expires_at, 0);
       assert.equal(body.token_endpoint_auth_method, 'client_secret_post');
       const row = await findClient(t.ctx.db, body.client_id);

@@ -45,8 +45,8 @@ for (const dialect of DIALECTS) {
       assert.equal(body.token_type, 'Bearer');
       assert.equal(body.expires_in, t.config.accessTokenTtl);
       assert.equal(body.scope, 'openid profile email courses:read');
-      assert.match(body.access_token, /^sa_at_[A-Za-z0-9_-]{43}$/);
-      assert.match(body.refresh_token, /^sa_rt_[A-Za-z0-9_-]{43}$/);
+      assert.match(body.access_token, /^sa_at_[0-9a-z]{9}[A-Za-z0-9_-]{43}$/);
+      assert.match(body.refresh_token, /^sa_rt_[0-9a-z]{9}[A-Za-z0-9_-]{43}$/);
       const at = await t.ctx.db
         .selectFrom('access_tokens')
         .selectAll()

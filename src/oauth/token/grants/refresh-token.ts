@@ -1,9 +1,10 @@
 /**
  * The refresh_token grant (RFC 6749 §6) with rotation on every use (SPEC §7, OAuth 2.1 §4.3.1).
  *
- * The successor pair is derived from the presented token (deriveSecret), so a repeat of the
- * just-rotated token within REFRESH_GRACE can answer the very same pair while only hashes are
- * stored; concurrent callers that lose the rotation race compute the same pair. A rotated token
+ * The successor pair is derived from the presented token and the rotation's time (deriveSecret),
+ * so a repeat of the just-rotated token within REFRESH_GRACE can answer the very same pair while
+ * only hashes are stored; concurrent callers that lose the rotation race compute the same pair
+ * from the rotation time the winner stored. A rotated token
  * used after the window is treated as stolen: the whole grant's token family is revoked.
  */
 import { recordAudit } from '../../../audit/audit.js';
@@ -37,10 +38,12 @@ interface Successor {
   readonly refresh: MintedSecret;
 }
 
-function successorOf(presented: string): Successor {
+/** The pair a rotation at `rotatedAt` (epoch seconds) issues for the presented token. */
+function successorOf(presented: string, rotatedAt: number): Successor {
+  const issuedAtMs = rotatedAt * 1000;
   return {
-    access: deriveSecret('accessToken', presented, 'rotation:access'),
-    refresh: deriveSecret('refreshToken', presented, 'rotation:refresh'),
+    access: deriveSecret('accessToken', presented, 'rotation:access', issuedAtMs),
+    refresh: deriveSecret('refreshToken', presented, 'rotation:refresh', issuedAtMs),
   };
 }
 
@@ -86,6 +89,7 @@ async function reused(ctx: AppContext, row: RefreshToken, ip: string): Promise<O
 }
 
 interface Rotation {
+  readonly next: Successor;
   readonly accessExpiresAt: number;
   readonly scopes: string[];
   /** The clock reading the rotation (or the repeat) was judged at. */
@@ -95,11 +99,17 @@ interface Rotation {
 }
 
 /** A repeat within the grace window: the pair the first rotation wrote, if it is still live. */
-async function repeatOf(ctx: AppContext, row: RefreshToken, next: Successor, ip: string): Promise<Rotation> {
+async function repeatOf(
+  ctx: AppContext,
+  row: RefreshToken,
+  presented: string,
+  ip: string,
+): Promise<Rotation> {
   const now = ctx.now();
   if (row.rotated_at === null || now - row.rotated_at > ctx.config.refreshGrace) {
     throw await reused(ctx, row, ip);
   }
+  const next = successorOf(presented, row.rotated_at);
   const [access, refresh] = await Promise.all([
     findAccessTokenByHash(ctx.db, next.access.hash),
     findRefreshToken(ctx.db, next.refresh.hash),
@@ -109,7 +119,7 @@ async function repeatOf(ctx: AppContext, row: RefreshToken, next: Successor, ip:
       `the refresh token was already used and its successor is no longer valid; ${REAUTHORIZE}`,
     );
   }
-  return { accessExpiresAt: access.expires_at, scopes: splitScope(access.scopes), now };
+  return { next, accessExpiresAt: access.expires_at, scopes: splitScope(access.scopes), now };
 }
 
 /** Rotation and its audit row in one transaction: one commit, and no tokens without their audit row. */
@@ -120,8 +130,8 @@ async function rotate(
   next: Successor,
   scopes: string[],
   ip: string,
+  now: number,
 ) {
-  const now = ctx.now();
   const accessRow = accessTokenRow(ctx, owner, next.access, scopes, now);
   // RFC 6749 §6: a new refresh token keeps the scope of the one it replaces.
   const refreshRow = refreshTokenRow(ctx, owner, next.refresh, splitScope(row.scopes), now);
@@ -142,6 +152,7 @@ async function rotate(
       now,
     );
     return {
+      next,
       accessExpiresAt: accessRow.expires_at,
       scopes,
       now,
@@ -154,17 +165,18 @@ async function firstUse(
   ctx: AppContext,
   row: RefreshToken,
   owner: TokenOwner,
-  next: Successor,
+  presented: string,
   scopes: string[],
   ip: string,
 ): Promise<Rotation> {
-  const outcome = await rotate(ctx, row, owner, next, scopes, ip);
+  const now = ctx.now();
+  const outcome = await rotate(ctx, row, owner, successorOf(presented, now), scopes, ip, now);
   if (outcome === 'revoked') throw invalidGrant(`the authorization was revoked; ${REAUTHORIZE}`);
   if (outcome === 'lost') {
     // A concurrent refresh of the same token won the race (or a revocation came first).
     const current = (await findRefreshToken(ctx.db, row.token_hash))!;
     checkToken(ctx, current, owner.clientId);
-    return repeatOf(ctx, current, next, ip);
+    return repeatOf(ctx, current, presented, ip);
   }
   return outcome;
 }
@@ -187,17 +199,15 @@ export async function refreshTokenGrant(
     accountId: row.account_id,
     resource: row.resource,
   };
-  const next = successorOf(presented);
-
   const rotation =
     row.rotated_at !== null
-      ? await repeatOf(ctx, row, next, ip)
-      : await firstUse(ctx, row, owner, next, scopes, ip);
+      ? await repeatOf(ctx, row, presented, ip)
+      : await firstUse(ctx, row, owner, presented, scopes, ip);
   const authTime = rotation.authTime ?? (await grantAuthTime(ctx.db, row.grant_id));
   return tokenResponse(ctx, {
-    accessToken: next.access.value,
+    accessToken: rotation.next.access.value,
     accessExpiresAt: rotation.accessExpiresAt,
-    refreshToken: next.refresh.value,
+    refreshToken: rotation.next.refresh.value,
     scopes: rotation.scopes,
     owner,
     authTime: authTime ?? row.created_at,

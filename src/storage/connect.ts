@@ -48,8 +48,8 @@ function openSqlite(path: string, options: OpenOptions): Storage {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  // Savepoint journals (every transaction is a savepoint of a shared commit, sqlite-driver.ts) in
-  // memory, not in temporary files: a file write per page each transaction first changes.
+  // The savepoint journal (each batch of transactions sharing a commit runs in a savepoint,
+  // sqlite-driver.ts) in memory, not in a temporary file: a file write per page it first changes.
   database.pragma('temp_store = MEMORY');
   const dialect = new QueuedSqliteDialect(database);
   const db = new Kysely<Database>({ dialect });

@@ -80,6 +80,82 @@ describe('SQLite driver: group commit and immediate reads', () => {
     assert.equal(committed('b').n, 0);
   });
 
+  it('rolls back a failed first transaction of a batch and commits the rest', async () => {
+    const results = await Promise.allSettled([
+      db.transaction().execute(async (trx) => {
+        await insert(trx, 'a');
+        throw new Error('changed my mind');
+      }),
+      db.transaction().execute((trx) => insert(trx, 'b')),
+      db.transaction().execute(async (trx) => {
+        await insert(trx, 'c');
+        throw new Error('changed my mind too');
+      }),
+      db.transaction().execute((trx) => insert(trx, 'd')),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(await names(), ['b', 'd']);
+    assert.equal(committed('b').n + committed('d').n, 2);
+    assert.equal(committed('a').n + committed('c').n, 0);
+  });
+
+  it('after a failed transaction, the batch’s earlier ones are run again as they ran: same ids, same effects', async () => {
+    await sql`create table if not exists counters (id integer primary key autoincrement, name text)`.execute(
+      db,
+    );
+    await db.deleteFrom('counters').execute();
+    const before = Number(
+      (
+        await sql<{
+          n: number;
+        }>`select coalesce(max(seq), 0) as n from sqlite_sequence where name = 'counters'`.execute(db)
+      ).rows[0]?.n ?? 0,
+    );
+    const add = async (trx: Db, name: string) =>
+      Number((await trx.insertInto('counters').values({ name }).executeTakeFirstOrThrow()).insertId);
+    const results = await Promise.allSettled([
+      db.transaction().execute((trx) => add(trx, 'x')),
+      db.transaction().execute(async (trx) => {
+        await add(trx, 'y');
+        throw new Error('changed my mind');
+      }),
+      db.transaction().execute((trx) => add(trx, 'z')),
+    ]);
+    assert.deepEqual(
+      results.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected')),
+      [before + 1, 'rejected', before + 2],
+    );
+    const rows = await db.selectFrom('counters').select(['id', 'name']).orderBy('id').execute();
+    assert.deepEqual(rows, [
+      { id: before + 1, name: 'x' },
+      { id: before + 2, name: 'z' },
+    ]);
+  });
+
+  it('does not run again a statement that failed inside a transaction that went on and committed', async () => {
+    const results = await Promise.allSettled([
+      db.transaction().execute(async (trx) => {
+        await insert(trx, 'dup');
+        await assert.rejects(insert(trx, 'dup'), /UNIQUE/);
+        await insert(trx, 'after-dup');
+      }),
+      db.transaction().execute(async (trx) => {
+        await insert(trx, 'doomed');
+        throw new Error('changed my mind');
+      }),
+      db.transaction().execute((trx) => insert(trx, 'last')),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(await names(), ['after-dup', 'dup', 'last']);
+    assert.equal(committed('doomed').n, 0);
+  });
+
   it('rejects every transaction of a batch whose shared commit fails, and keeps none of it', async () => {
     const results = await Promise.allSettled([
       db.transaction().execute((trx) => insert(trx, 'kept-only-if-committed')),

@@ -34,9 +34,17 @@ const STAMP_LENGTH = 9;
 /** A prefix, a stamp and 43 base64url characters (32 bytes): what this module issues. */
 const STAMPED = /^sa_[a-z]{2}_[0-9a-z]{9}[A-Za-z0-9_-]{43}$/;
 
+let lastMs = -1;
+let lastStamp = '';
+
 /** Milliseconds since the epoch in base 36, nine digits (enough until the year 5188). */
 function stamp(ms: number): string {
-  return ms.toString(36).padStart(STAMP_LENGTH, '0');
+  // A code exchange mints two secrets in the same millisecond, and a busy server many more.
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastStamp = ms.toString(36).padStart(STAMP_LENGTH, '0');
+  }
+  return lastStamp;
 }
 
 /**

@@ -1,8 +1,7 @@
 /**
  * PKCE (RFC 7636) with the S256 method only (the seed: `code_challenge_method=S256`).
  */
-import { hash } from 'node:crypto';
-import { safeEqual } from '../crypto/tokens.js';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 // RFC 7636 §4.2: BASE64URL(SHA256(verifier)) is 32 bytes → 43 characters without padding; the
 // last character carries 4 bits, so only 16 of the 64 alphabet letters can end a real S256 output.
@@ -29,5 +28,9 @@ export function s256(verifier: string): string {
 /** RFC 7636 §4.6: BASE64URL-ENCODE(SHA256(ASCII(code_verifier))) == code_challenge, in constant time. */
 export function verifyS256(verifier: string, challenge: string): boolean {
   if (!isValidCodeVerifier(verifier)) return false;
-  return safeEqual(s256(verifier), challenge);
+  // Both are 43 ASCII characters (the challenge was checked against CHALLENGE when the code was
+  // issued), so they compare byte for byte without hashing both sides as safeEqual does.
+  const computed = Buffer.from(s256(verifier));
+  const expected = Buffer.from(challenge);
+  return computed.length === expected.length && timingSafeEqual(computed, expected);
 }

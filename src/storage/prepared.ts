@@ -120,9 +120,13 @@ export function preparedInsert<T extends keyof Database & string>(
   table: T,
 ): (db: Kysely<Database>, row: Insertable<Database[T]>) => Promise<void> {
   const templates = new Map<string, Template>();
-  return async (db, row) => {
-    const columns = Object.keys(row) as Array<keyof typeof row>;
-    const dialect = dialectOf(db);
+  // The rows of one call site always have the same columns: the last template is checked first,
+  // without building the map's key (a join and a string hash per insert).
+  let last: { dialect: DialectName; columns: string[]; template: Template } | undefined;
+  const templateFor = (db: Kysely<Database>, dialect: DialectName, columns: string[]): Template => {
+    if (last?.dialect === dialect && last.columns.length === columns.length) {
+      if (last.columns.every((column, i) => column === columns[i])) return last.template;
+    }
     const key = `${dialect} ${columns.join(',')}`;
     let template = templates.get(key);
     if (!template) {
@@ -135,9 +139,14 @@ export function preparedInsert<T extends keyof Database & string>(
       template = compile(db, build, columns.length);
       templates.set(key, template);
     }
+    last = { dialect, columns, template };
+    return template;
+  };
+  return async (db, row) => {
+    const columns = Object.keys(row) as Array<keyof typeof row & string>;
     await run(
       db,
-      template,
+      templateFor(db, dialectOf(db), columns),
       columns.map((column) => row[column]),
     );
   };

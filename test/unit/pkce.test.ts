@@ -17,6 +17,12 @@ describe('PKCE S256 (RFC 7636)', () => {
     assert.equal(verifyS256('a'.repeat(43), CHALLENGE), false);
   });
 
+  it('refuses, without throwing, a challenge of another length or with non-ASCII characters', () => {
+    for (const challenge of ['', CHALLENGE.slice(0, -1), `${CHALLENGE}A`, `é${CHALLENGE.slice(1)}`]) {
+      assert.equal(verifyS256(VERIFIER, challenge), false, JSON.stringify(challenge));
+    }
+  });
+
   it('refuses the challenge itself sent as a "plain" verifier', () => {
     assert.equal(verifyS256(CHALLENGE, CHALLENGE), false);
   });

@@ -1,8 +1,8 @@
 /**
  * Server-side sign-in sessions (SPEC §6, §9). The browser holds an opaque value from
- * `mintSecret('session')`; the database holds only its SHA-256. A session ends after
- * SESSION_TTL without use (idle) or SESSION_ABSOLUTE_TTL after sign-in, whichever comes first;
- * `expires_at` always holds that moment so pruning needs no arithmetic.
+ * `mintSecret('session')`; the database holds only its stored key (time of issue and SHA-256).
+ * A session ends after SESSION_TTL without use (idle) or SESSION_ABSOLUTE_TTL after sign-in,
+ * whichever comes first; `expires_at` always holds that moment so pruning needs no arithmetic.
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';

@@ -1,7 +1,8 @@
 /**
  * Table types. Times are epoch seconds (integers) and flags are 0/1 integers, so that one
  * definition reads the same on SQLite and PostgreSQL. Secrets are never stored: columns named
- * `*_hash` hold SHA-256 (tokens, codes, client secrets) or argon2id (passwords).
+ * `*_hash` hold the stored key of a token, code, client secret or session id (its time of issue,
+ * then its SHA-256: `hashSecret` in crypto/tokens.ts) or an argon2id hash (passwords).
  */
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { ApiDatabase } from './api-schema.js';

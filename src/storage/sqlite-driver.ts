@@ -159,7 +159,8 @@ class QueuedSqliteDriver implements Driver {
     if (lease.released) return;
     lease.inTransaction = false;
     this.stamps.all();
-    const batch = this.batch!;
+    const batch = this.batch;
+    if (!batch) return;
     // Back to the batch's start, then the batch's earlier transactions again: the same
     // statements on the same state, under the write lock the batch still holds.
     batch.log.length = lease.logStart;
@@ -170,7 +171,8 @@ class QueuedSqliteDriver implements Driver {
         else prepared.statement.run(parameters);
       }
     } catch (error) {
-      // SQLite rolled the whole transaction back by itself (an I/O error, a full disk).
+      // SQLite rolled the whole transaction back by itself (an I/O error, a full disk), or a
+      // statement could not run again: the batch is lost.
       if (this.database.inTransaction) this.database.exec('rollback');
       this.failBatch(error);
     }

@@ -115,6 +115,10 @@ export function prepared<A extends unknown[], R>(
   };
 }
 
+function sameColumns(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((column, i) => column === b[i]);
+}
+
 /** Inserts whole rows into `table`; the statement is compiled once per dialect and column set. */
 export function preparedInsert<T extends keyof Database & string>(
   table: T,
@@ -124,9 +128,7 @@ export function preparedInsert<T extends keyof Database & string>(
   // without building the map's key (a join and a string hash per insert).
   let last: { dialect: DialectName; columns: string[]; template: Template } | undefined;
   const templateFor = (db: Kysely<Database>, dialect: DialectName, columns: string[]): Template => {
-    if (last?.dialect === dialect && last.columns.length === columns.length) {
-      if (last.columns.every((column, i) => column === columns[i])) return last.template;
-    }
+    if (last && last.dialect === dialect && sameColumns(last.columns, columns)) return last.template;
     const key = `${dialect} ${columns.join(',')}`;
     let template = templates.get(key);
     if (!template) {

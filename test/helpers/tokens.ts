@@ -1,7 +1,7 @@
 /**
  * Real access tokens for tests, minted by inserting the rows the token endpoint would write (a
- * client, a grant, an access token stored as its SHA-256). The guard judges them exactly like
- * tokens from the full flow; the generated API matrix uses these for speed.
+ * client, a grant, an access token stored by its key, `hashSecret`). The guard judges them
+ * exactly like tokens from the full flow; the generated API matrix uses these for speed.
  */
 import { hash, randomBytes } from 'node:crypto';
 import { type MintedSecret, mintSecret, randomId, TOKEN_PREFIX } from '../../src/crypto/tokens.js';

@@ -1,11 +1,12 @@
 /** GET/PATCH /api/v1/account: the person the token acts for, and their school memberships. */
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { Principal } from '../resource-server/principal.js';
 import { updateAccount } from '../storage/accounts.repository.js';
 import { LATER, prepared } from '../storage/prepared.js';
+import { ReadCache } from '../storage/read-cache.js';
 import { isoTime } from './codec.js';
 
 const accountSchema = Type.Object(
@@ -70,12 +71,31 @@ const bySlug = (a: { slug: string | null }, b: { slug: string | null }) =>
 type AccountRow = Awaited<ReturnType<typeof accountWithMemberships.all>>[number];
 
 /**
- * The account and its memberships in one query (this is the benchmarked protected GET), read
- * synchronously when SQLite can: a handler that returns a value skips Fastify's promise handling.
+ * The answer as sent, per account, kept while none of its rows has changed and no membership was
+ * added (read-cache.ts; SQLite only, so every answer is what a fresh read would give). Agents ask
+ * who they act for at every start-up: the read with its two joins and the serialization were
+ * most of this request's own work (docs/performance.md 26).
  */
-function readAccount(ctx: AppContext, accountId: string) {
-  const rows = accountWithMemberships.allNow(ctx.db, accountId);
-  return rows === LATER ? accountWithMemberships.all(ctx.db, accountId).then(accountOf) : accountOf(rows);
+const answers = new ReadCache<string>(['accounts', 'memberships', 'schools'], 10_000, true);
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** GET /account: synchronous when the kept answer or a synchronous read can serve it. */
+function sendAccount(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
+  const { accountId } = personOf(request);
+  const body = answers.read(ctx.db, accountId, () => {
+    const rows = accountWithMemberships.allNow(ctx.db, accountId);
+    // The route's own response serializer: the same bytes Fastify would send for the object.
+    return rows === LATER ? LATER : (reply.serialize(accountOf(rows)) as string);
+  });
+  if (body === LATER || body === undefined) return readAccount(ctx, accountId);
+  reply.type(JSON_TYPE).send(body);
+  return undefined;
+}
+
+/** The account read as a promise (PostgreSQL, or while a transaction holds the SQLite connection). */
+async function readAccount(ctx: AppContext, accountId: string) {
+  return accountOf(await accountWithMemberships.all(ctx.db, accountId));
 }
 
 function accountOf(rows: AccountRow[]) {
@@ -108,7 +128,7 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
       description: 'The person the token acts for and the schools they belong to.',
       response: { 200: accountSchema },
     },
-    handler: (request) => readAccount(ctx, personOf(request).accountId),
+    handler: (request, reply) => sendAccount(ctx, request, reply),
   });
   app.patch('/account', {
     config: { access: { scope: 'account:write', anonymous: false } },

@@ -4,8 +4,9 @@
  * still what a new read would answer (read-cache.ts). Conservative by construction: what is not
  * known to touch one table counts as touching every table.
  *
- * - A plain INSERT adds rows and changes none: no stamp. (A cached result is only ever a row that
- *   was found; adding rows cannot change it.)
+ * - A plain INSERT adds rows and changes none: it moves only its table's insert stamp. A cached row
+ *   that was found cannot change by it; a cached answer built from several rows of a table (an
+ *   account with its memberships) can, and asks for the insert stamps too.
  * - An UPDATE, or an INSERT … ON CONFLICT (an upsert), changes rows of its own table only: the
  *   schema has no ON UPDATE cascades and no triggers.
  * - A DELETE may cascade through foreign keys, and anything else (raw SQL, DDL, REPLACE) is not
@@ -15,7 +16,7 @@
  */
 
 export type WriteScope =
-  | { readonly kind: 'adds' }
+  | { readonly kind: 'adds'; readonly table: string }
   | { readonly kind: 'table'; readonly table: string }
   | { readonly kind: 'any' };
 
@@ -28,7 +29,7 @@ export function writeScope(sql: string): WriteScope {
   const update = UPDATE.exec(sql);
   if (update) return { kind: 'table', table: update[1]! };
   const insert = INSERT.exec(sql);
-  if (insert) return sql.includes(' on conflict ') ? { kind: 'table', table: insert[1]! } : { kind: 'adds' };
+  if (insert) return { kind: sql.includes(' on conflict ') ? 'table' : 'adds', table: insert[1]! };
   return { kind: 'any' };
 }
 
@@ -37,6 +38,8 @@ export class ChangeStamps {
   /** The stamp of the last change that may have touched every table. */
   private everything = 0;
   private readonly tables = new Map<string, number>();
+  /** The stamp of the last plain INSERT, per table. */
+  private readonly inserts = new Map<string, number>();
 
   /** The stamp now: a read made now is current until a change touches its tables. */
   get now(): number {
@@ -46,8 +49,8 @@ export class ChangeStamps {
   /** A write statement is about to run. */
   write(sql: string): void {
     const scope = writeScope(sql);
-    if (scope.kind === 'adds') return;
-    if (scope.kind === 'table') this.tables.set(scope.table, ++this.current);
+    if (scope.kind === 'adds') this.inserts.set(scope.table, ++this.current);
+    else if (scope.kind === 'table') this.tables.set(scope.table, ++this.current);
     else this.everything = ++this.current;
   }
 
@@ -56,10 +59,16 @@ export class ChangeStamps {
     this.everything = ++this.current;
   }
 
-  /** Whether a change that may touch any of `tables` came after `stamp`. */
-  changedSince(stamp: number, tables: readonly string[]): boolean {
+  /**
+   * Whether a change that may touch any of `tables` came after `stamp`; with `inserts`, a plain
+   * INSERT into one of them counts too.
+   */
+  changedSince(stamp: number, tables: readonly string[], inserts: boolean): boolean {
     if (this.everything > stamp) return true;
-    for (const table of tables) if ((this.tables.get(table) ?? 0) > stamp) return true;
+    for (const table of tables) {
+      if ((this.tables.get(table) ?? 0) > stamp) return true;
+      if (inserts && (this.inserts.get(table) ?? 0) > stamp) return true;
+    }
     return false;
   }
 }

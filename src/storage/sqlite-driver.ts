@@ -355,8 +355,8 @@ export class QueuedSqliteDialect extends SqliteDialect {
     return this.driver?.snapshotStamp();
   }
 
-  changedSince(stamp: number, tables: readonly string[]): boolean {
-    return this.driver ? this.driver.stamps.changedSince(stamp, tables) : true;
+  changedSince(stamp: number, tables: readonly string[], inserts: boolean): boolean {
+    return this.driver ? this.driver.stamps.changedSince(stamp, tables, inserts) : true;
   }
 
   quiesce(task: () => Promise<void>): Promise<void> {
@@ -406,10 +406,18 @@ export function snapshotStamp(db: object): number | undefined {
   return dialect instanceof QueuedSqliteDialect ? dialect.snapshotStamp() : undefined;
 }
 
-/** Whether a change that may touch any of `tables` came after `stamp` (true when unknown). */
-export function changedSince(db: object, stamp: number, tables: readonly string[]): boolean {
+/**
+ * Whether a change that may touch any of `tables` (with `inserts`, also a plain INSERT into one)
+ * came after `stamp`; true when unknown.
+ */
+export function changedSince(
+  db: object,
+  stamp: number,
+  tables: readonly string[],
+  inserts: boolean,
+): boolean {
   const dialect = runners.get(db);
-  return dialect instanceof QueuedSqliteDialect ? dialect.changedSince(stamp, tables) : true;
+  return dialect instanceof QueuedSqliteDialect ? dialect.changedSince(stamp, tables, inserts) : true;
 }
 
 /**

@@ -123,6 +123,58 @@ for (const dialect of DIALECTS) {
       assert.match(email.json().error_description, /"email"/);
     });
 
+    it('GET /api/v1/account answers each change of the person, a membership or a school at once', async () => {
+      const now = t.clock.now();
+      const person = await createPerson(t.ctx.db, { school: 'demo', now });
+      const token = await mintAccessToken(t, { accountId: person.account.id, scopes: ALL_SCOPES });
+      const me = async () => (await call(t, 'GET', '/api/v1/account', { token })).json();
+      const schools = async () =>
+        (await me()).memberships.map((m: { school: string; name: string }) => [m.school, m.name]);
+      // Asked twice each time: on SQLite the second answer is the kept one.
+      const twice = async (expected: unknown, read: () => Promise<unknown>) => {
+        assert.deepEqual(await read(), expected);
+        assert.deepEqual(await read(), expected);
+      };
+      await twice([['demo', 'Demo School']], schools);
+      await call(t, 'PATCH', '/api/v1/account', { token, body: { name: 'Grace' } });
+      await twice('Grace', async () => (await me()).name);
+      const id = `sch_fresh_${dialect}`;
+      await insertSchool(t.ctx.db, {
+        id,
+        slug: `fresh-${dialect}`,
+        name: 'Fresh',
+        description: '',
+        settings: '{}',
+        appearance: '{}',
+        created_at: now,
+        updated_at: now,
+      });
+      await twice([['demo', 'Demo School']], schools);
+      await insertMembership(t.ctx.db, {
+        account_id: person.account.id,
+        school_id: id,
+        role: 'admin',
+        created_at: now,
+      });
+      await twice(
+        [
+          ['demo', 'Demo School'],
+          [`fresh-${dialect}`, 'Fresh'],
+        ],
+        schools,
+      );
+      await t.ctx.db.updateTable('schools').set({ name: 'Renamed' }).where('id', '=', id).execute();
+      await twice(
+        [
+          ['demo', 'Demo School'],
+          [`fresh-${dialect}`, 'Renamed'],
+        ],
+        schools,
+      );
+      await t.ctx.db.deleteFrom('memberships').where('school_id', '=', id).execute();
+      await twice([['demo', 'Demo School']], schools);
+    });
+
     it('schools: members get settings and role, everyone else the public profile', async () => {
       const mine = (await call(t, 'GET', '/api/v1/schools', { token: admin })).json();
       assert.deepEqual(

@@ -15,7 +15,10 @@ import { holdTransaction } from '../helpers/hold.js';
 
 describe('change stamps: which rows a write may change', () => {
   it('a plain INSERT changes none, an UPDATE or upsert its table, anything else every table', () => {
-    assert.deepEqual(writeScope('insert into "audit_events" ("at") values (?)'), { kind: 'adds' });
+    assert.deepEqual(writeScope('insert into "audit_events" ("at") values (?)'), {
+      kind: 'adds',
+      table: 'audit_events',
+    });
     assert.deepEqual(writeScope('update "access_tokens" set "revoked_at" = ? where "token_hash" = ?'), {
       kind: 'table',
       table: 'access_tokens',
@@ -113,6 +116,28 @@ describe('read cache on SQLite', () => {
     await db.updateTable('unrelated').set({ name: 'v' }).execute();
     assert.deepEqual(lookUp('a'), { name: 'a', state: 'live' });
     assert.equal(reads, 0);
+  });
+
+  it('a value built from several rows reads again after a plain insert into its tables, and only then', async () => {
+    const lists = new ReadCache<string[]>(['things'], 100, true);
+    const owned = prepared((db, owner: string) =>
+      (db as Db).selectFrom('things').select('name').where('owner', '=', owner),
+    );
+    const names = () =>
+      lists.read(db, 'o', () => {
+        reads += 1;
+        const rows = owned.allNow(db as never, 'o');
+        return rows === LATER ? LATER : rows.map((row) => row.name).sort();
+      });
+    await nextTurn();
+    assert.deepEqual(names(), ['a']);
+    await db.insertInto('unrelated').values({ name: 'u' }).execute();
+    assert.deepEqual(names(), ['a']);
+    assert.equal(reads, 1, 'an insert into another table dropped the list');
+    await db.insertInto('things').values({ name: 'b', state: 'live', owner: 'o' }).execute();
+    assert.deepEqual(names(), ['a', 'b']);
+    assert.equal(reads, 2, 'the list did not grow with the insert');
+    // The row cache over the same table keeps its row through that insert (above).
   });
 
   it('reads again after an update of its table, in or outside a transaction', async () => {

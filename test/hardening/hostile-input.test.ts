@@ -74,7 +74,7 @@ for (const dialect of DIALECTS) {
     });
     after(() => t.close());
 
-    it(`${RUNS[dialect]} hostile requests: no 5xx, JSON errors, nothing reflected raw, nothing written when refused`, async () => {
+    it(`${RUNS[dialect]} hostile requests: no 5xx, JSON errors, the common headers, nothing reflected raw, nothing written when refused`, async () => {
       const routes = listRoutes(t.app);
       assert.ok(routes.length >= 10, 'the route table was read');
       const fingerprint = await fingerprintQuery(t.ctx.db);
@@ -121,6 +121,8 @@ for (const dialect of DIALECTS) {
           statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
           const where = `${c.method} ${url.slice(0, 200)} [${c.body.kind}] → ${res.statusCode}`;
           assert.ok(res.statusCode < 500, `${where}: ${res.body.slice(0, 300)}`);
+          assert.equal(res.headers['x-content-type-options'], 'nosniff', `${where}: no nosniff`);
+          assert.match(String(res.headers['x-request-id'] ?? ''), /^\S+$/, `${where}: no request id`);
           const type = String(res.headers['content-type'] ?? '');
           if (type.startsWith('text/html')) {
             assert.ok(!res.body.includes(MARKER), `${where}: a hostile value is reflected unescaped`);

@@ -71,7 +71,7 @@ const bySlug = (a: { slug: string | null }, b: { slug: string | null }) =>
 type AccountRow = Awaited<ReturnType<typeof accountWithMemberships.all>>[number];
 
 /**
- * The answer as sent, per account, kept while none of its rows has changed and no membership was
+ * The answer as sent, per account, kept while no row of its three tables has changed or been
  * added (read-cache.ts; SQLite only, so every answer is what a fresh read would give). Agents ask
  * who they act for at every start-up: the read with its two joins and the serialization were
  * most of this request's own work (docs/performance.md 26).

@@ -11,6 +11,7 @@ import { startKeySync } from './ops/key-sync.js';
 import { startMetricsServer } from './ops/metrics-routes.js';
 import { startPruneSchedule } from './ops/prune-schedule.js';
 import { installGracefulShutdown } from './ops/shutdown.js';
+import { startSuccessorErasure } from './ops/successor-erasure.js';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -29,7 +30,11 @@ async function main(): Promise<void> {
   // per request line was half the CPU of a metadata GET (docs/performance.md).
   const logStream = pino.destination({ dest: 1, minLength: 4096, sync: false, periodicFlush: 1000 });
   const app = await createApp(ctx, { logStream });
-  const jobs = [startKeySync(ctx.storage, ctx.keys, app.log), startPruneSchedule(ctx, app.log)];
+  const jobs = [
+    startKeySync(ctx.storage, ctx.keys, app.log),
+    startPruneSchedule(ctx, app.log),
+    startSuccessorErasure(ctx, app.log),
+  ];
   const metricsServer =
     config.metricsPort === undefined ? undefined : await startMetricsServer(config.host, config.metricsPort);
   installGracefulShutdown({ app, ctx, jobs, metricsServer });

@@ -151,6 +151,11 @@ export interface RefreshTokensTable {
   expires_at: number;
   /** When this token was exchanged for its successor; a repeat within REFRESH_GRACE is idempotent. */
   rotated_at: number | null;
+  /**
+   * The successor pair, sealed under a key derived from this token (src/crypto/successor-seal.ts),
+   * for a repeat within REFRESH_GRACE; erased when the window ends or the grant is revoked.
+   */
+  successor: string | null;
   revoked_at: number | null;
 }
 

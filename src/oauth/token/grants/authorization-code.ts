@@ -1,6 +1,7 @@
 /**
  * The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6): a code is redeemed once, by
- * the client it was issued to, with the redirect URI and the PKCE verifier of its request.
+ * the client it was issued to, with the redirect URI and the PKCE verifier of its request. Every
+ * code this client cannot use gets one answer (unusableCode), whatever the reason.
  */
 import { recordAudit } from '../../../audit/audit.js';
 import type { AppContext } from '../../../context.js';
@@ -20,15 +21,14 @@ import {
   type TokenResponseBody,
   tokenResponse,
 } from '../issue.js';
-import { checkResource, invalidGrant, required, type TokenParams } from '../params.js';
+import { checkResource, invalidGrant, required, type TokenParams, unusableCode } from '../params.js';
 
-const RESTART = 'start a new authorization request';
-
-/** Every check that does not spend the code: a failed attempt leaves it to its rightful client. */
-function checkCode(ctx: AppContext, code: AuthorizationCode, client: Client, params: TokenParams): void {
-  // RFC 6749 §4.1.3: the code must have been issued to the authenticated (or identified) client.
-  if (code.client_id !== client.id) throw invalidGrant(`the code was issued to another client; ${RESTART}`);
-  if (code.expires_at <= ctx.now()) throw invalidGrant(`the code has expired; ${RESTART}`);
+/**
+ * Every check that does not spend the code: a failed attempt leaves it to its rightful client.
+ * Whether the code is this client's and unexpired is judged before anything else about it.
+ */
+function checkCode(ctx: AppContext, code: AuthorizationCode, params: TokenParams): void {
+  if (code.expires_at <= ctx.now()) throw unusableCode();
   // RFC 6749 §4.1.3: redirect_uri must be identical to the authorization request's.
   if (params.redirect_uri !== code.redirect_uri) {
     throw invalidGrant(
@@ -57,7 +57,7 @@ async function replayed(ctx: AppContext, code: AuthorizationCode, ip: string): P
     },
     now,
   );
-  return invalidGrant(`the code was already used; every token issued from it is now revoked; ${RESTART}`);
+  return unusableCode();
 }
 
 export async function authorizationCodeGrant(
@@ -72,9 +72,11 @@ export async function authorizationCodeGrant(
   required(params.code_verifier, 'code_verifier', hint);
   const codeHash = hashSecret(codeValue);
   const code = await findCode(ctx.db, codeHash);
-  if (!code) throw invalidGrant(`the code is not known; ${RESTART}`);
+  // RFC 6749 §4.1.3: the code must have been issued to the authenticated (or identified) client;
+  // another client's code is answered like an unknown one and changes nothing.
+  if (!code || code.client_id !== client.id) throw unusableCode();
   if (code.consumed_at !== null) throw await replayed(ctx, code, ip);
-  checkCode(ctx, code, client, params);
+  checkCode(ctx, code, params);
 
   const now = ctx.now();
   const owner: TokenOwner = {
@@ -110,7 +112,7 @@ export async function authorizationCodeGrant(
     return 'issued' as const;
   });
   if (outcome === 'replayed') throw await replayed(ctx, code, ip);
-  if (outcome === 'revoked') throw invalidGrant(`the authorization was revoked; ${RESTART}`);
+  if (outcome === 'revoked') throw unusableCode();
 
   return tokenResponse(ctx, {
     accessToken: access.value,

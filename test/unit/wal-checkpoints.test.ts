@@ -89,9 +89,9 @@ describe('SQLite WAL checkpoints on a worker thread', () => {
       const rows = await sql<{ n: number }>`select count(*) as n from rows`.execute(storage.db as Db);
       await storage.close();
       assert.equal(rows.rows[0]!.n * 1000, written);
-      // Restarting at 100 pages (400 KB), the WAL stays a small part of what went through it, even
-      // when the worker's rounds run late on a loaded machine
-      // (2.3 MB of 49 MB here); without, it holds more than everything written (82 MB of 55 MB).
+      // Restarting at 100 pages (400 KB), the WAL stays a small part of what went through it (2.3 MB
+      // of 49 MB on an idle machine, more when the worker's rounds run late); without, it holds
+      // more than everything written (82 MB of 55 MB).
       if (restarts) assert.ok(largestWal < written / 4, `the WAL reached ${largestWal} of ${written} bytes`);
       else assert.ok(largestWal > written / 2, `the WAL stayed at ${largestWal} of ${written} bytes`);
     });

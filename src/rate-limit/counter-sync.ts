@@ -12,7 +12,8 @@ import { addToWindows } from '../storage/rate-limit-windows.repository.js';
 import type { Database } from '../storage/schema.js';
 import type { WindowCounters } from './window-counters.js';
 
-interface Log {
+/** Where flush failures and recoveries are reported (the app's logger). */
+export interface SyncLog {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
 }
@@ -27,7 +28,7 @@ export interface CounterSync {
 export interface CounterSyncOptions {
   readonly intervalMs: number;
   readonly now: () => number;
-  readonly log: Log;
+  readonly log: SyncLog;
 }
 
 export function startCounterSync(

@@ -14,16 +14,11 @@ import type { AppContext } from '../context.js';
 import { dialectOf } from '../storage/dialect.js';
 import type { Client } from '../storage/schema.js';
 import { limitKey } from './counter.js';
-import { type CounterSync, startCounterSync } from './counter-sync.js';
+import { type CounterSync, type SyncLog, startCounterSync } from './counter-sync.js';
 import { rateLimited } from './rate-limited.js';
 import { WindowCounters } from './window-counters.js';
 
 const MINUTE = 60;
-
-interface Log {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
 
 export interface EndpointLimits {
   /** `onRequest` hooks of POST /api/oauth/register: RATE_LIMIT_REGISTER per minute per client IP. */
@@ -55,7 +50,7 @@ const OFF: EndpointLimits = {
 type Ctx = Pick<AppContext, 'db' | 'config' | 'now'>;
 
 /** The limits of one app: their counters, and on PostgreSQL the timer that shares them. */
-export function createEndpointLimits(ctx: Ctx, log: Log): EndpointLimits {
+export function createEndpointLimits(ctx: Ctx, log: SyncLog): EndpointLimits {
   const { config } = ctx;
   if (!config.rateLimits) return OFF;
   const counters = new WindowCounters(config.rateLimitMaxKeys);

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { openStorage, type Storage } from '../../src/storage/connect.js';
 import { PG_URL } from '../helpers/app.js';
 import { type Cluster, startCluster } from './cluster.js';
 
@@ -22,14 +23,32 @@ function register(at: string): Promise<number> {
 
 describe('rate limits shared by two instances', { skip: PG_URL ? false : 'PostgreSQL not available' }, () => {
   let cluster: Cluster;
+  let storage: Storage;
   before(async () => {
     cluster = await startCluster({
       RATE_LIMITS: 'on',
       RATE_LIMIT_REGISTER: String(LIMIT),
       RATE_LIMIT_FLUSH_MS: String(FLUSH_MS),
     });
+    storage = await openStorage(cluster.databaseUrl);
   });
-  after(() => cluster?.close());
+  after(async () => {
+    await storage?.close();
+    await cluster?.close();
+  });
+
+  /** Waits until the instances' flushes have put `hits` hits of 127.0.0.1 in the shared row. */
+  async function flushed(hits: number): Promise<void> {
+    for (const started = Date.now(); Date.now() - started < 10_000; await sleep(FLUSH_MS / 2)) {
+      const row = await storage.db
+        .selectFrom('rate_limits')
+        .select('count')
+        .where('key', '=', 'register:ip:127.0.0.1')
+        .executeTakeFirst();
+      if (row?.count === hits) return;
+    }
+    assert.fail(`the shared row never reached ${hits} hits`);
+  }
 
   it('registrations alternating between A and B: the two admit the limit, plus at most one hit the lag hides', async () => {
     // Windows are minutes of the real clock here: start well inside one.
@@ -38,8 +57,8 @@ describe('rate limits shared by two instances', { skip: PG_URL ? false : 'Postgr
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) {
       statuses.push(await register(i % 2 === 0 ? cluster.a.url : cluster.b.url));
-      // Longer than two flush intervals: each instance has sent its hit before the other's next.
-      await sleep(FLUSH_MS * 6);
+      // Each hit reaches the shared row before the other instance's next hit.
+      await flushed(i + 1);
     }
     const admitted = statuses.filter((s) => s === 201).length;
     // Each instance alone would admit LIMIT (2 × LIMIT together); shared, they admit LIMIT, and

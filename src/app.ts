@@ -26,6 +26,7 @@ import { installErrorMetrics, metricsRoute, observeAnswer } from './ops/metrics-
 import { assetRoutes } from './pages/assets.js';
 import { connectedAppsRoutes } from './pages/connected-apps.routes.js';
 import { signInRoutes } from './pages/sign-in.routes.js';
+import { createEndpointLimits, type EndpointLimits } from './rate-limit/endpoint-limits.js';
 import { requestId } from './request-id.js';
 import { installValidation } from './validation.js';
 
@@ -34,8 +35,19 @@ export interface AppOptions {
   readonly logStream?: NodeJS.WritableStream | DestinationStream;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This app's rate-limit counters (tests flush them to the shared table on PostgreSQL). */
+    rateLimits: EndpointLimits;
+  }
+}
+
 export async function createApp(ctx: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = buildFastify(ctx, options);
+  // Counters belong to the app (one set per instance); closing the app sends their last counts.
+  const limits = createEndpointLimits(ctx, app.log);
+  app.decorate('rateLimits', limits);
+  app.addHook('onClose', () => limits.stop());
   installValidation(app);
   installErrorHandlers(app);
   installErrorMetrics(app);
@@ -58,12 +70,12 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
     await pages.register(async (scope) => signInRoutes(scope, ctx));
     await pages.register(async (scope) => connectedAppsRoutes(scope, ctx));
   });
-  await app.register(async (scope) => registerRoutes(scope, ctx));
-  await app.register(async (scope) => tokenRoutes(scope, ctx));
+  await app.register(async (scope) => registerRoutes(scope, ctx, limits));
+  await app.register(async (scope) => tokenRoutes(scope, ctx, limits));
   await app.register(async (scope) => userinfoRoutes(scope, ctx));
   await app.register(async (scope) => revokeRoutes(scope, ctx));
   await app.register(async (scope) => introspectRoutes(scope, ctx));
-  await app.register(async (scope) => apiRoutes(scope, ctx));
+  await app.register(async (scope) => apiRoutes(scope, ctx, limits));
   await app.register(openApiRoute);
   await app.register(async (scope) => authMdRoute(scope, ctx));
   await app.register(async (scope) => metricsRoute(scope, ctx));

@@ -32,6 +32,10 @@ export interface Config {
   readonly rateLimitToken: number;
   readonly rateLimitSignin: number;
   readonly rateLimitApi: number;
+  /** PostgreSQL: milliseconds between writes of this instance's rate-limit counts to the shared table. */
+  readonly rateLimitFlushMs: number;
+  /** Rate-limit keys held in memory at most (src/rate-limit/window-counters.ts). */
+  readonly rateLimitMaxKeys: number;
   /** Hosts accepted in self-registered loopback redirect URIs. */
   readonly loopbackHosts: readonly string[];
   readonly uploadMaxBytes: number;
@@ -217,6 +221,8 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitToken: r.int('RATE_LIMIT_TOKEN', 600, 1),
     rateLimitSignin: r.int('RATE_LIMIT_SIGNIN', 10, 1),
     rateLimitApi: r.int('RATE_LIMIT_API', 6000, 1),
+    rateLimitFlushMs: r.int('RATE_LIMIT_FLUSH_MS', 1000, 10, 60_000),
+    rateLimitMaxKeys: r.int('RATE_LIMIT_MAX_KEYS', 100_000, 1000),
     loopbackHosts: readLoopbackHosts(r),
     uploadMaxBytes: r.int('UPLOAD_MAX_BYTES', 10 * 1024 * 1024, 1),
     pruneInterval: r.int('PRUNE_INTERVAL', 3600, 0),

@@ -29,12 +29,18 @@ function invalidClient(description: string, attemptedScheme?: string): OAuthErro
 
 const BODY_HINT = 'send client_id (and, for a confidential client, client_secret) in the form body';
 
-/** Authenticates the calling client or throws 401 invalid_client. */
+/**
+ * Authenticates the calling client or throws 401 invalid_client. `looked` sees who is asking
+ * before any secret is checked: the client when it is known and enabled, else undefined (none
+ * named, or unknown). The token endpoint counts its rate limit there.
+ */
 export async function authenticateClient(
   ctx: Pick<AppContext, 'db'>,
   credentials: ClientCredentials,
+  looked?: (client: Client | undefined) => void,
 ): Promise<Client> {
   if (credentials.authorization !== undefined) {
+    looked?.(undefined);
     const scheme = /^\s*([A-Za-z][A-Za-z0-9_-]*)/.exec(credentials.authorization)?.[1] ?? 'Basic';
     throw invalidClient(
       `this server does not accept client authentication in the Authorization header; ${BODY_HINT} (token_endpoint_auth_methods_supported: none, client_secret_post)`,
@@ -42,9 +48,14 @@ export async function authenticateClient(
     );
   }
   const { clientId, clientSecret } = credentials;
-  if (clientId === undefined) throw invalidClient(`client_id is missing; ${BODY_HINT}`);
-  const client = await findClient(ctx.db, clientId);
-  if (!client || client.disabled === 1) {
+  if (clientId === undefined) {
+    looked?.(undefined);
+    throw invalidClient(`client_id is missing; ${BODY_HINT}`);
+  }
+  const found = await findClient(ctx.db, clientId);
+  const client = found && found.disabled !== 1 ? found : undefined;
+  looked?.(client);
+  if (!client) {
     throw invalidClient('the client is not known or disabled; register the client again');
   }
   if (client.token_endpoint_auth_method === 'none') {

@@ -9,7 +9,7 @@ import type { AppContext } from '../context.js';
 import { mintSecret, randomId } from '../crypto/tokens.js';
 import { sendWireError, toWireError } from '../error-handler.js';
 import { OAuthError, WireError } from '../errors.js';
-import { registrationRateLimit } from '../rate-limit/endpoint-limits.js';
+import type { EndpointLimits } from '../rate-limit/endpoint-limits.js';
 import { insertClient } from '../storage/clients.repository.js';
 import type { Client } from '../storage/schema.js';
 import { inTransaction } from '../storage/transaction.js';
@@ -141,13 +141,17 @@ function clientRow(id: string, meta: ClientMetadata, secretHash: string | null, 
   };
 }
 
-export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  limits: Pick<EndpointLimits, 'registration'>,
+): Promise<void> {
   app.post<{ Body: RegistrationRequest }>(
     PATHS.registration,
     {
       config: { validationErrorCode: 'invalid_client_metadata' },
       errorHandler: registrationErrorHandler,
-      onRequest: [...registrationRateLimit(ctx)],
+      onRequest: [...limits.registration],
       schema: {
         tags: ['oauth'],
         summary: 'Register a client (RFC 7591); open to loopback redirect URIs only',

@@ -25,10 +25,23 @@ describe('configuration', () => {
     assert.equal(config.refreshGrace, 30);
     assert.equal(config.sessionTtl, 86400);
     assert.equal(config.rateLimits, true);
+    assert.equal(config.rateLimitFlushMs, 1000);
+    assert.equal(config.rateLimitMaxKeys, 100_000);
     assert.equal(config.databasePoolSize, 10);
     assert.equal(config.seedDemo, true);
     assert.equal(config.logRequests, 'errors');
     assert.ok(Object.isFrozen(config));
+  });
+
+  it('rate-limit flush interval and key cap: bounded whole numbers', () => {
+    assert.match(
+      problems({ RATE_LIMIT_FLUSH_MS: '5' })[0]!,
+      /RATE_LIMIT_FLUSH_MS="5": expected a whole number from 10 to 60000/,
+    );
+    assert.match(
+      problems({ RATE_LIMIT_MAX_KEYS: '10' })[0]!,
+      /RATE_LIMIT_MAX_KEYS="10": expected a whole number from 1000/,
+    );
   });
 
   it('the issuer is canonical: a trailing slash is dropped', () => {

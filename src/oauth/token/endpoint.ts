@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { OAuthError } from '../../errors.js';
-import { tokenRateLimit } from '../../rate-limit/endpoint-limits.js';
+import type { EndpointLimits } from '../../rate-limit/endpoint-limits.js';
 import { touchClient } from '../../storage/clients.repository.js';
 import type { Client } from '../../storage/schema.js';
 import { authenticateClient } from '../client-auth.js';
@@ -75,13 +75,16 @@ function checkClientGrant(client: Client, grantType: string): void {
   }
 }
 
-export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function tokenRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  limits: Pick<EndpointLimits, 'token'>,
+): Promise<void> {
   app.post<{ Body: TokenParams }>(
     PATHS.token,
     {
       errorHandler: oauthFormErrorHandler,
-      // RATE_LIMIT_TOKEN per client_id: counted before anything else is checked.
-      preValidation: [...tokenRateLimit(ctx), requireForm],
+      preValidation: requireForm,
       schema: {
         tags: ['oauth'],
         summary: 'Exchange an authorization code or a refresh token for tokens',
@@ -93,7 +96,11 @@ export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promis
     async (request, reply) => {
       const params = request.body;
       const grantType = grantOf(param(params.grant_type));
-      const client = await authenticateClient(ctx, clientCredentials(request));
+      // RATE_LIMIT_TOKEN per known client (per IP for a made-up client_id): counted once the
+      // client is looked up, before its secret is checked or the grant runs.
+      const client = await authenticateClient(ctx, clientCredentials(request), (known) =>
+        limits.token(request, known),
+      );
       checkClientGrant(client, grantType);
       const body: TokenResponseBody = await GRANTS[grantType](ctx, client, params, request.ip);
       await touchClient(ctx.db, client, ctx.now());

@@ -19,7 +19,7 @@ import type { AppContext } from '../context.js';
 import type { Database } from '../storage/schema.js';
 import { limitKey } from './counter.js';
 
-export const SIGNIN_MEMORY = 15 * 60;
+const SIGNIN_MEMORY = 15 * 60;
 const FIRST_DELAY = 60;
 const MAX_DELAY = 60 * 60;
 /** Doublings from FIRST_DELAY until MAX_DELAY is reached. */

@@ -31,7 +31,7 @@ export const SIGNIN_FAILED =
   'That email and password did not match an account that can sign in. Check both and try again.';
 
 /** Seconds a sign-in refused for want of a free password-check slot is told to wait. */
-export const BUSY_RETRY_AFTER = 1;
+const BUSY_RETRY_AFTER = 1;
 
 export interface Credentials {
   readonly email: unknown;

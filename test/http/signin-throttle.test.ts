@@ -315,4 +315,37 @@ for (const dialect of DIALECTS) {
       );
     });
   });
+
+  describe(`device cookie on an https issuer [${dialect}]`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await createTestApp(dialect, { env: { ISSUER: 'https://auth.example.com', RATE_LIMITS: 'on' } });
+    });
+    after(() => t.close());
+
+    it('is Secure with the __Host- prefix, and is read back under that name', async () => {
+      const person = await createPerson(t.ctx.db);
+      const page = await t.app.inject({ method: 'GET', url: '/signin' });
+      const signin = page.cookies.find((c) => c.name === '__Host-schoolauth_signin')!;
+      const form = readForm(page.body);
+      const post = (cookies: Record<string, string>, password: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/signin',
+          cookies: { [signin.name]: signin.value, ...cookies },
+          payload: { ...form.fields, email: person.email, password },
+        });
+      const res = await post({}, person.password);
+      assert.equal(res.statusCode, 303);
+      const device = res.cookies.find((c) => c.name === '__Host-schoolauth_device')!;
+      assert.ok(device, 'device cookie');
+      assert.deepEqual(
+        [device.secure, device.httpOnly, device.sameSite, device.path, device.domain, device.maxAge],
+        [true, true, 'Lax', '/', undefined, 180 * 24 * 3600],
+      );
+      for (let i = 0; i < 10; i++) await post({}, WRONG);
+      assert.equal((await post({}, person.password)).statusCode, 429, 'untrusted: locked out');
+      assert.equal((await post({ [device.name]: device.value }, person.password)).statusCode, 303);
+    });
+  });
 }

@@ -28,6 +28,7 @@ import { connectedAppsRoutes } from './pages/connected-apps.routes.js';
 import { signInRoutes } from './pages/sign-in.routes.js';
 import { createEndpointLimits, type EndpointLimits } from './rate-limit/endpoint-limits.js';
 import { requestId } from './request-id.js';
+import { deviceCookieKey } from './sessions/device-cookie.js';
 import { installValidation } from './validation.js';
 
 export interface AppOptions {
@@ -65,6 +66,8 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   await app.register(assetRoutes);
   // Cookies belong to the browser pages: the token, API and metadata routes never parse them.
   await app.register(async (pages) => {
+    // The device-cookie key exists before the first sign-in, read once (src/sessions/device-cookie.ts).
+    await deviceCookieKey(ctx);
     await pages.register(cookie);
     await pages.register(async (scope) => authorizeRoutes(scope, ctx));
     await pages.register(async (scope) => signInRoutes(scope, ctx));

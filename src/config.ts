@@ -2,6 +2,7 @@
  * The one place that reads the environment. Every variable is validated at start and every
  * problem is reported at once, so an operator fixes a deployment in one go.
  */
+import { availableParallelism } from 'node:os';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -36,6 +37,10 @@ export interface Config {
   readonly rateLimitFlushMs: number;
   /** Rate-limit keys held in memory at most (src/rate-limit/window-counters.ts). */
   readonly rateLimitMaxKeys: number;
+  /** Password checks (argon2id) running at once in this process. */
+  readonly signinConcurrency: number;
+  /** Sign-ins waiting for a password check; beyond them a sign-in is answered 429 at once. */
+  readonly signinQueue: number;
   /** Hosts accepted in self-registered loopback redirect URIs. */
   readonly loopbackHosts: readonly string[];
   readonly uploadMaxBytes: number;
@@ -223,6 +228,8 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitApi: r.int('RATE_LIMIT_API', 6000, 1),
     rateLimitFlushMs: r.int('RATE_LIMIT_FLUSH_MS', 1000, 10, 60_000),
     rateLimitMaxKeys: r.int('RATE_LIMIT_MAX_KEYS', 100_000, 1000),
+    signinConcurrency: r.int('SIGNIN_CONCURRENCY', Math.min(availableParallelism(), 4), 1, 64),
+    signinQueue: r.int('SIGNIN_QUEUE', 16, 0, 10000),
     loopbackHosts: readLoopbackHosts(r),
     uploadMaxBytes: r.int('UPLOAD_MAX_BYTES', 10 * 1024 * 1024, 1),
     pruneInterval: r.int('PRUNE_INTERVAL', 3600, 0),

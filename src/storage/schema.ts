@@ -176,6 +176,27 @@ export interface RateLimitsTable {
   reset_at: number;
 }
 
+/** Sign-in attempts per account, client IP or trusted browser (src/rate-limit/signin-throttle.ts). */
+export interface SigninThrottleTable {
+  key: string;
+  /** Attempts counted and not refunded: failures, and attempts whose check is still running. */
+  failures: number;
+  /** Until then every attempt on this key is refused without a password check. */
+  blocked_until: number;
+  /** When the row is forgotten: the last counted attempt plus max(15 minutes, the back-off). */
+  forget_at: number;
+  /** Attempts refused since the last counted one (0 right after a counted attempt). */
+  refused: number;
+}
+
+/** Keys created once per database, shared by every instance (src/storage/server-secrets.repository.ts). */
+export interface ServerSecretsTable {
+  name: string;
+  /** base64url CSPRNG output; never logged. */
+  value: string;
+  created_at: number;
+}
+
 export interface Database extends ApiDatabase {
   schools: SchoolsTable;
   accounts: AccountsTable;
@@ -190,6 +211,8 @@ export interface Database extends ApiDatabase {
   refresh_tokens: RefreshTokensTable;
   audit_events: AuditEventsTable;
   rate_limits: RateLimitsTable;
+  signin_throttle: SigninThrottleTable;
+  server_secrets: ServerSecretsTable;
 }
 
 export type School = Selectable<SchoolsTable>;

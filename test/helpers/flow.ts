@@ -26,6 +26,7 @@
  * the session; `schoolauth_signin` holds the sign-in form's CSRF secret. Form field `csrf_token`.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import type { Kysely } from 'kysely';
 import { createAccount } from '../../src/accounts/accounts.js';
 import { randomId } from '../../src/crypto/tokens.js';
@@ -132,10 +133,43 @@ export function pageText(html: string): string {
     .trim();
 }
 
-/** fetch with a cookie jar; redirects are returned, not followed. */
+/**
+ * One HTTP exchange with node:http bound to `localAddress` (e.g. 127.0.0.2: every 127/8 address
+ * is this machine), answered as a fetch Response. fetch cannot choose its source address.
+ */
+function requestFrom(
+  localAddress: string,
+  url: URL,
+  init: { method: string; headers: Record<string, string>; body: string | undefined },
+): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: init.method, headers: init.headers, localAddress }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        const headers = new Headers();
+        for (let i = 0; i < res.rawHeaders.length; i += 2)
+          headers.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+        const body = chunks.length > 0 ? Buffer.concat(chunks) : null;
+        resolve(new Response(body, { status: res.statusCode!, headers }));
+      });
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+/**
+ * fetch with a cookie jar; redirects are returned, not followed. With `localAddress` the requests
+ * leave from that loopback address, so the server sees a client IP of its own.
+ */
 export class Browser {
   readonly cookies = new Map<string, string>();
-  constructor(readonly baseUrl: string) {}
+  constructor(
+    readonly baseUrl: string,
+    readonly localAddress?: string,
+  ) {}
 
   async request(
     url: string,
@@ -149,12 +183,10 @@ export class Browser {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(init.form).toString();
     }
-    const response = await fetch(target, {
-      method: init.method ?? (body ? 'POST' : 'GET'),
-      headers,
-      body,
-      redirect: 'manual',
-    });
+    const method = init.method ?? (body ? 'POST' : 'GET');
+    const response = this.localAddress
+      ? await requestFrom(this.localAddress, target, { method, headers, body })
+      : await fetch(target, { method, headers, body, redirect: 'manual' });
     this.store(response);
     return response;
   }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
@@ -73,6 +74,17 @@ describe('configuration', () => {
     assert.match(found.join('\n'), /RATE_LIMITS="maybe": expected "on" or "off"/);
     assert.match(found.join('\n'), /DATABASE_URL: expected sqlite:<path>/);
     assert.match(found.join('\n'), /ISSUER="http:\/\/auth.example.com": expected https/);
+  });
+
+  it('password checks: SIGNIN_CONCURRENCY defaults to the CPU count (at most 4), SIGNIN_QUEUE to 16; both validated', () => {
+    const config = loadConfig({});
+    assert.equal(config.signinConcurrency, Math.min(availableParallelism(), 4));
+    assert.equal(config.signinQueue, 16);
+    const set = loadConfig({ SIGNIN_CONCURRENCY: '2', SIGNIN_QUEUE: '0' });
+    assert.deepEqual([set.signinConcurrency, set.signinQueue], [2, 0]);
+    const found = problems({ SIGNIN_CONCURRENCY: '0', SIGNIN_QUEUE: 'many' });
+    assert.match(found.join('\n'), /SIGNIN_CONCURRENCY="0": expected a whole number from 1 to 64/);
+    assert.match(found.join('\n'), /SIGNIN_QUEUE="many": expected a whole number from 0 to 10000/);
   });
 
   it('an issuer with a path, query or fragment is refused', () => {

@@ -115,7 +115,10 @@ async function startFlow(x: Exchange, flow: Flow): Promise<FastifyReply> {
 
 async function signInStep(x: Exchange, flow: Flow, body: Record<string, unknown>): Promise<FastifyReply> {
   if (!checkSigninCsrf(x.ctx, x.request, body[CSRF_FIELD])) return sendPage(x.reply, 403, expiredFormPage());
-  const outcome = await signInWithForm(x.ctx, { email: body.email, password: body.password }, x.request.ip);
+  const outcome = await signInWithForm(x.ctx, x.request, x.reply, {
+    email: body.email,
+    password: body.password,
+  });
   if (!('account' in outcome)) {
     const email = typeof body.email === 'string' ? body.email : undefined;
     if (outcome.retryAfter) x.reply.header('retry-after', String(outcome.retryAfter));

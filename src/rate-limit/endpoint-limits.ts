@@ -5,6 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
+import { basicClientId } from '../oauth/basic-auth.js';
 import { readAuthorizationHeader } from '../resource-server/bearer.js';
 import { hit, limitKey } from './counter.js';
 import { rateLimited } from './rate-limited.js';
@@ -46,15 +47,20 @@ function bodyClientId(request: FastifyRequest): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/** The client_id a token request names: in the body, or in HTTP Basic credentials. */
+function requestClientId(request: FastifyRequest): string | undefined {
+  return bodyClientId(request) ?? basicClientId(request.headers.authorization);
+}
+
 /**
- * RATE_LIMIT_TOKEN token requests per minute per client_id; a request naming no client counts
- * against its IP. Attach as `preValidation` (the body is parsed, not yet validated).
+ * RATE_LIMIT_TOKEN token requests per minute per client_id (body or HTTP Basic); a request naming
+ * no client counts against its IP. Attach as `preValidation` (the body is parsed, not yet validated).
  */
 export function tokenRateLimit(ctx: Ctx): RateLimitHooks {
   return hook(ctx, {
     limit: (c) => c.rateLimitToken,
     key: (request) => {
-      const clientId = bodyClientId(request);
+      const clientId = requestClientId(request);
       return clientId ? limitKey('token:client', clientId) : limitKey('token:ip', request.ip);
     },
     what: 'token requests for this client',

@@ -17,7 +17,7 @@ const METADATA_HINT =
 /**
  * OIDC Core §11 asks for a refresh token with `offline_access`. Every grant here gets one anyway,
  * so the value is accepted and ignored (RFC 6749 §3.3 lets the server ignore part of a request):
- * it is not in scopes_supported, not shown on the consent page, not stored, not granted.
+ * it is not in scopes_supported, not shown on the consent page, not in a consent or grant, not granted.
  */
 export const OFFLINE_ACCESS = 'offline_access';
 

@@ -38,7 +38,8 @@ const RegistrationBody = Type.Object(
     application_type: Type.Optional(Type.String({ description: '"native" (default) for loopback clients' })),
     token_endpoint_auth_method: Type.Optional(
       Type.String({
-        description: '"none" (public client, default) or "client_secret_post" (confidential client)',
+        description:
+          '"none" (public client, default), "client_secret_basic" or "client_secret_post" (confidential client: a client_secret is issued, usable with either method)',
       }),
     ),
     grant_types: Type.Optional(
@@ -62,7 +63,9 @@ const RegistrationResponse = Type.Object(
   {
     client_id: Type.String(),
     client_id_issued_at: Type.Integer({ description: 'Epoch seconds' }),
-    client_secret: Type.Optional(Type.String({ description: 'Only for client_secret_post; shown once' })),
+    client_secret: Type.Optional(
+      Type.String({ description: 'Only for client_secret_basic and client_secret_post; shown once' }),
+    ),
     client_secret_expires_at: Type.Optional(Type.Integer({ description: '0: never expires' })),
     client_name: Type.Optional(Type.String()),
     redirect_uris: Type.Array(Type.String()),
@@ -168,7 +171,7 @@ export async function registerRoutes(
       const meta = validateRegistration(request.body, ctx.config.loopbackHosts);
       const now = ctx.now();
       const id = randomId('dyn_');
-      const secret = meta.authMethod === 'client_secret_post' ? mintSecret('clientSecret') : undefined;
+      const secret = meta.authMethod === 'none' ? undefined : mintSecret('clientSecret');
       // The client and its audit row commit together: one commit per registration.
       await inTransaction(ctx.db, async (trx) => {
         await insertClient(trx, clientRow(id, meta, secret?.hash ?? null, now));

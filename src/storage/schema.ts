@@ -62,7 +62,8 @@ export interface ClientsTable {
   application_type: string;
   /** JSON array of strings. */
   redirect_uris: string;
-  token_endpoint_auth_method: 'none' | 'client_secret_post';
+  /** A confidential client (either secret method) may authenticate with either (SPEC §5). */
+  token_endpoint_auth_method: 'none' | 'client_secret_post' | 'client_secret_basic';
   secret_hash: string | null;
   /** JSON array of strings. */
   grant_types: string;

@@ -177,7 +177,8 @@ export class Browser {
   ): Promise<Response> {
     const target = new URL(url, this.baseUrl);
     const headers: Record<string, string> = {};
-    if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const cookie = this.cookieHeader();
+    if (cookie) headers.cookie = cookie;
     let body: string | undefined;
     if (init.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -187,8 +188,13 @@ export class Browser {
     const response = this.localAddress
       ? await requestFrom(this.localAddress, target, { method, headers, body })
       : await fetch(target, { method, headers, body, redirect: 'manual' });
-    this.store(response);
+    this.store(response.headers.getSetCookie());
     return response;
+  }
+
+  /** The Cookie header value for a request (every cookie of the jar; tests use one host). */
+  cookieHeader(): string | undefined {
+    return this.cookies.size > 0 ? [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') : undefined;
   }
 
   get(url: string): Promise<Response> {
@@ -199,8 +205,9 @@ export class Browser {
     return this.request(url, { method: 'POST', form });
   }
 
-  private store(response: Response): void {
-    for (const line of response.headers.getSetCookie()) {
+  /** Keeps (or, when expired, drops) the cookies of Set-Cookie lines. */
+  store(setCookies: readonly string[]): void {
+    for (const line of setCookies) {
       const [pair, ...attributes] = line.split(';');
       const eq = pair!.indexOf('=');
       const name = pair!.slice(0, eq).trim();

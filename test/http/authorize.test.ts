@@ -191,6 +191,57 @@ for (const dialect of DIALECTS) {
       assert.match(texts[0]!, /did not match/);
     });
 
+    it('matches a loopback URI without a path, at any port, and redirects to exactly the URI requested (RFC 3986 §6.2.3)', async () => {
+      for (const registered of ['http://127.0.0.1', 'http://127.0.0.1:4242', 'http://127.0.0.1/']) {
+        const pathless = await insertTestClient(t.ctx.db, { redirectUris: [registered] });
+        for (const requested of ['http://127.0.0.1:51234', 'http://127.0.0.1:51235/']) {
+          const url = await run(
+            new Browser(t.url),
+            params({ client_id: pathless.id, redirect_uri: requested }),
+          );
+          assert.equal(`${url.origin}${url.pathname}`, `http://127.0.0.1:${new URL(requested).port}/`);
+          const row = await codeRow(url.searchParams.get('code')!);
+          assert.equal(row.redirect_uri, requested, 'the code is bound to the URI the request named');
+        }
+        const elsewhere = await new Browser(t.url).get(
+          authorizeUrl(params({ client_id: pathless.id, redirect_uri: 'http://127.0.0.1:51234/cb' })),
+        );
+        assert.equal(elsewhere.status, 400, 'another path is not the registered URI');
+      }
+    });
+
+    it('accepts offline_access and ignores it: not on the consent page, not granted, not remembered (OIDC Core §11)', async () => {
+      const other = await createPerson(t.ctx.db);
+      const browser = new Browser(t.url);
+      const p = params({ scope: 'openid offline_access courses:read' });
+      const first = await browser.get(authorizeUrl(p));
+      const signin = readForm(await first.text());
+      const consent = await browser.post(signin.action, {
+        ...signin.fields,
+        email: other.email,
+        password: other.password,
+      });
+      const consentHtml = await consent.text();
+      assert.equal(readForm(consentHtml).fields.step, 'consent');
+      assert.doesNotMatch(pageText(consentHtml), /offline/i);
+      const url = await run(browser, p);
+      const row = await codeRow(url.searchParams.get('code')!);
+      assert.equal(row.scopes, 'openid courses:read');
+      const consents = await t.ctx.db
+        .selectFrom('consents')
+        .select('scopes')
+        .where('account_id', '=', other.account.id)
+        .execute();
+      assert.deepEqual(
+        consents.map((c) => c.scopes),
+        ['openid courses:read'],
+      );
+      const alone = await browser.get(authorizeUrl(params({ scope: 'offline_access' })));
+      const error = new URL(alone.headers.get('location')!);
+      assert.equal(error.searchParams.get('error'), 'invalid_scope');
+      assert.match(error.searchParams.get('error_description')!, /offline_access alone/);
+    });
+
     it('the sign-in page keeps the request: the hidden fields are re-validated on POST', async () => {
       const browser = new Browser(t.url);
       const page = await browser.get(authorizeUrl(params()));

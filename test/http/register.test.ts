@@ -62,6 +62,40 @@ for (const dialect of DIALECTS) {
       assert.ok(!JSON.stringify(row).includes(body.client_secret));
     });
 
+    it('registers client_secret_basic as a confidential client and echoes the method (RFC 6749 §2.3.1)', async () => {
+      const res = await post({
+        redirect_uris: [LOOPBACK],
+        token_endpoint_auth_method: 'client_secret_basic',
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      const body = res.json();
+      assert.equal(body.token_endpoint_auth_method, 'client_secret_basic');
+      assert.match(body.client_secret, /^sa_cs_/);
+      assert.equal(body.client_secret_expires_at, 0);
+      const row = await findClient(t.ctx.db, body.client_id);
+      assert.equal(row?.token_endpoint_auth_method, 'client_secret_basic');
+      assert.equal(row?.secret_hash, hashSecret(body.client_secret));
+    });
+
+    it('registers loopback redirect URIs without a path (RFC 3986 §6.2.3) and echoes them as sent', async () => {
+      // oidc-agent's list (without its private-use scheme entry) and git-credential-oauth's URI.
+      const uris = [
+        'http://localhost:4242',
+        'http://localhost:8080',
+        'http://127.0.0.1',
+        'http://[::1]:4242',
+      ];
+      const res = await post({ redirect_uris: uris, application_type: 'web' });
+      assert.equal(res.statusCode, 201, res.body);
+      assert.deepEqual(res.json().redirect_uris, uris);
+    });
+
+    it('accepts offline_access in the registered scope (OIDC Core §11) and echoes the scope as sent', async () => {
+      const res = await post({ redirect_uris: [LOOPBACK], scope: 'openid profile offline_access' });
+      assert.equal(res.statusCode, 201, res.body);
+      assert.equal(res.json().scope, 'openid profile offline_access');
+    });
+
     it('echoes the optional metadata it registered and ignores members it does not understand', async () => {
       const res = await post({
         redirect_uris: [LOOPBACK, 'http://[::1]/cb', 'http://localhost:3000/cb'],
@@ -135,9 +169,15 @@ for (const dialect of DIALECTS) {
       ],
       [
         'an unknown auth method',
-        { redirect_uris: [LOOPBACK], token_endpoint_auth_method: 'client_secret_basic' },
+        { redirect_uris: [LOOPBACK], token_endpoint_auth_method: 'client_secret_jwt' },
         'invalid_client_metadata',
-        /client_secret_post/,
+        /"none" \(public client\), "client_secret_basic" or "client_secret_post"/,
+      ],
+      [
+        "oidc-agent's default list with its private-use scheme (RFC 8252 §7.1)",
+        { redirect_uris: ['http://localhost:4242', 'edu.kit.data.oidc-agent:/redirect'] },
+        'invalid_redirect_uri',
+        /"edu\.kit\.data\.oidc-agent:\/redirect" uses the scheme/,
       ],
       [
         'private_key_jwt',

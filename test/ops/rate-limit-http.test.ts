@@ -217,6 +217,22 @@ for (const dialect of DIALECTS) {
       await assertFlushedAsOneIpRow(t, 'token:ip', '192.0.2.70');
     });
 
+    it('token endpoint: a client authenticating with HTTP Basic counts against its client_id, not the IP', async () => {
+      openWindow(t);
+      const client = await oauth.register(t);
+      const other = await oauth.register(t);
+      const refreshAs = (c: oauth.RegisteredClient) =>
+        oauth.postForm(
+          t,
+          '/api/oauth/token',
+          { grant_type: 'refresh_token', refresh_token: 'sa_rt_unknown' },
+          { authorization: oauth.basicAuthorization(c.client_id) },
+        );
+      for (let i = 0; i < 3; i++) assert.equal((await refreshAs(client)).statusCode, 400);
+      assertRateLimited(await refreshAs(client));
+      assert.equal((await refreshAs(other)).statusCode, 400, 'another client has its own budget');
+    });
+
     if (dialect === 'postgres') {
       it('two instances on one database share a limit through the flush', async () => {
         const b = await secondInstance(t);

@@ -24,7 +24,10 @@ export const clientCreate = defineCommand({
       multiple: true,
       description: 'https callback (repeatable); http loopback addresses are accepted too',
     },
-    confidential: { type: 'boolean', description: 'issue a client secret (client_secret_post)' },
+    confidential: {
+      type: 'boolean',
+      description: 'issue a client secret (used with client_secret_basic or client_secret_post)',
+    },
   },
   async run(ctx, args, io) {
     const uris = args['redirect-uri'] ?? [];

@@ -12,7 +12,7 @@ import type { Client } from '../../storage/schema.js';
 import { authenticateClient } from '../client-auth.js';
 import { PATHS } from '../discovery.js';
 import { clientCredentials, oauthFormErrorHandler, param, requireForm } from '../form-request.js';
-import { NO_STORE, OAuthErrorBody } from '../wire-schemas.js';
+import { CLIENT_AUTH_SECURITY, NO_STORE, OAuthErrorBody } from '../wire-schemas.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
 import type { TokenResponseBody } from './issue.js';
@@ -26,8 +26,8 @@ const TokenRequest = Type.Object(
     code: Param('authorization_code: the code from the redirect'),
     redirect_uri: Param('authorization_code: the redirect_uri of the authorization request'),
     code_verifier: Param('authorization_code: the PKCE verifier (RFC 7636)'),
-    client_id: Param('The client identifier'),
-    client_secret: Param('Confidential clients (client_secret_post)'),
+    client_id: Param('The client identifier (optional with HTTP Basic, where it must be the same)'),
+    client_secret: Param('Confidential clients using client_secret_post (never together with HTTP Basic)'),
     refresh_token: Param('refresh_token: the refresh token'),
     scope: Param('refresh_token: a narrower scope (optional)'),
     resource: Type.Optional(
@@ -88,6 +88,7 @@ export async function tokenRoutes(
       schema: {
         tags: ['oauth'],
         summary: 'Exchange an authorization code or a refresh token for tokens',
+        security: CLIENT_AUTH_SECURITY,
         consumes: ['application/x-www-form-urlencoded'],
         body: TokenRequest,
         response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody },

@@ -12,7 +12,7 @@ import { revokeGrants } from '../../../storage/grants.repository.js';
 import type { AuthorizationCode, Client } from '../../../storage/schema.js';
 import { insertTokenSet, touchLiveGrant } from '../../../storage/tokens.repository.js';
 import { inTransaction } from '../../../storage/transaction.js';
-import { verifyS256 } from '../../pkce.js';
+import { codeVerifierProblem, verifyS256 } from '../../pkce.js';
 import { splitScope } from '../../scopes.js';
 import {
   accessTokenRow,
@@ -35,9 +35,13 @@ function checkCode(ctx: AppContext, code: AuthorizationCode, params: TokenParams
       'redirect_uri does not match the one of the authorization request; send the same value',
     );
   }
-  // RFC 7636 §4.6: a verifier that does not hash to the challenge is invalid_grant.
+  // RFC 7636 §4.6: a verifier that does not hash to the challenge is invalid_grant; one that
+  // breaks the §4.1 syntax is told what is wrong with it (it says nothing about the code).
   if (!verifyS256(params.code_verifier!, code.code_challenge)) {
-    throw invalidGrant('code_verifier does not match the code_challenge of the authorization request');
+    throw invalidGrant(
+      codeVerifierProblem(params.code_verifier!) ??
+        'code_verifier does not match the code_challenge of the authorization request',
+    );
   }
   checkResource(params.resource, code.resource, ctx.config.issuer);
 }

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DISPLAY_TEXT_PATTERN, displayTextProblem } from './display-text.js';
 import { ApiError, type ErrorCode, OAuthError, WireError } from './errors.js';
 
 /** PostgreSQL SQLSTATE 22021: character_not_in_repertoire. */
@@ -11,12 +12,27 @@ declare module 'fastify' {
   }
 }
 
-function describeValidation(error: FastifyError): string {
+/** The value a validation error points at (JSON pointer into the validated part). */
+function valueAt(root: unknown, instancePath: string): unknown {
+  let value = root;
+  for (const key of instancePath.split('/').slice(1)) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<string, unknown>)[key.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  return value;
+}
+
+function describeValidation(error: FastifyError, request: FastifyRequest): string {
   const first = error.validation?.[0];
   if (!first) return error.message;
   const part = error.validationContext ?? 'request';
   const path = first.instancePath.replace(/^\//, '').replaceAll('/', '.');
   const params = first.params as Record<string, unknown>;
+  if (first.keyword === 'pattern' && params.pattern === DISPLAY_TEXT_PATTERN) {
+    const value = valueAt(request[part as 'body' | 'query' | 'params'], first.instancePath);
+    const problem = typeof value === 'string' && displayTextProblem(`field "${path}"`, value);
+    if (problem) return problem;
+  }
   if (first.keyword === 'required')
     return `${part} is missing the required field "${String(params.missingProperty)}"`;
   if (first.keyword === 'additionalProperties') {
@@ -34,7 +50,7 @@ export function toWireError(error: FastifyError, request: FastifyRequest): WireE
   if (error instanceof WireError) return error;
   if (error.validation) {
     const code = request.routeOptions.config?.validationErrorCode ?? 'invalid_request';
-    const description = describeValidation(error);
+    const description = describeValidation(error, request);
     return code === 'not_found' || code === 'forbidden' || code === 'conflict'
       ? new ApiError(code, description, 400)
       : new OAuthError(code as never, description, 400);

@@ -143,7 +143,7 @@ describe('authorization in a real browser', {
     await page.getByRole('button', { name: 'Allow' }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Deny' }).count(), 1);
     assert.match(await page.getByRole('status').innerText(), /You allowed this app before/);
-    const focused = await page.evaluate(() => document.activeElement?.tagName);
+    const focused = await page.evaluate('document.activeElement?.tagName');
     assert.notEqual(focused, 'BUTTON', 'no button is focused for the person');
     await page.getByRole('button', { name: 'Allow' }).click();
     const url = await arrivedAtClient(page);

@@ -34,7 +34,13 @@ async function liveGrantsOf(db: Kysely<Database>, accountId: string): Promise<Co
   const rows = await db
     .selectFrom('grants')
     .innerJoin('clients', 'clients.id', 'grants.client_id')
-    .select([...CLIENT_COLUMNS, 'grants.client_id', 'grants.scopes', 'grants.created_at', 'grants.last_used_at'])
+    .select([
+      ...CLIENT_COLUMNS,
+      'grants.client_id',
+      'grants.scopes',
+      'grants.created_at',
+      'grants.last_used_at',
+    ])
     .where('grants.account_id', '=', accountId)
     .where('grants.revoked_at', 'is', null)
     .orderBy('grants.created_at')

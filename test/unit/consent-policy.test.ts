@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  consentRequiredDescription,
-  judgeConsent,
-} from '../../src/oauth/authorize/consent-policy.js';
+import { consentRequiredDescription, judgeConsent } from '../../src/oauth/authorize/consent-policy.js';
 import type { PromptValue } from '../../src/oauth/authorize/validate.js';
 
 const PUBLIC = { token_endpoint_auth_method: 'none' } as const;

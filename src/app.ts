@@ -36,7 +36,7 @@ export interface AppOptions {
 
 export async function createApp(ctx: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = buildFastify(ctx, options);
-  installValidation(app);
+  installValidation(app, ctx.config.issuer.startsWith('http:'));
   installErrorHandlers(app);
   installErrorMetrics(app);
   app.addHook('onSend', (request, reply, payload, done) => {

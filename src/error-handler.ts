@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { URL_FIELD_RULES } from './api/url-fields.js';
 import { DISPLAY_TEXT_PATTERN, displayTextProblem } from './display-text.js';
 import { ApiError, type ErrorCode, OAuthError, WireError } from './errors.js';
 
@@ -33,6 +34,8 @@ function describeValidation(error: FastifyError, request: FastifyRequest): strin
     const problem = typeof value === 'string' && displayTextProblem(`field "${path}"`, value);
     if (problem) return problem;
   }
+  const urlRule = first.keyword === 'format' ? URL_FIELD_RULES[String(params.format)] : undefined;
+  if (urlRule) return `field "${path}" ${urlRule}`;
   if (first.keyword === 'required')
     return `${part} is missing the required field "${String(params.missingProperty)}"`;
   if (first.keyword === 'additionalProperties') {

@@ -47,6 +47,7 @@ export function showSignIn(
     csrfToken: signinCsrfToken(ctx, request, reply),
     hidden: hidden(flow, 'signin'),
     clientName: flow.client.name,
+    clientKind: flow.client.kind,
     email: failure?.email,
     error: failure?.message,
   });

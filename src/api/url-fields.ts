@@ -29,9 +29,13 @@ const ACTIVE_SCHEMES = new Set(['javascript', 'vbscript', 'data', 'file', 'blob'
 // One URL as written: no whitespace, control, format or separator character anywhere.
 const URL_SHAPE = /^https?:\/\/[^\s\p{Cc}\p{Cf}\u2028\u2029]+$/iu;
 
-/** The value as a browser's URL parser reads it: tabs and newlines dropped, leading C0 and spaces too. */
+/**
+ * The value as a browser's URL parser reads it (WHATWG URL: tabs and newlines dropped anywhere,
+ * leading C0 controls and spaces too); every control and space is dropped here, to err on the
+ * side of reading a URL.
+ */
 function asBrowserReads(value: string): string {
-  return value.replace(/[\t\n\r]/g, '').replace(/^[\u0000-\u0020]+/, '');
+  return value.replace(/[\t\n\r]/g, '').replace(/^[\p{Cc}\s]+/u, '');
 }
 
 /** Whether `value` is an absolute https URL (or http, when `allowHttp`) without credentials. */

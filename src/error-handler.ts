@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { URL_FIELD_RULES } from './api/url-fields.js';
 import { DISPLAY_TEXT_PATTERN, displayTextProblem } from './display-text.js';
 import { ApiError, type ErrorCode, OAuthError, WireError } from './errors.js';
+import { MAX_PATH_SEGMENT_LENGTH } from './limits.js';
 
 /** PostgreSQL SQLSTATE 22021: character_not_in_repertoire. */
 const PG_NUL_IN_TEXT = '22021';
@@ -71,6 +72,17 @@ export function toWireError(error: FastifyError, request: FastifyRequest): WireE
         'unsupported_media_type',
         `unsupported Content-Type "${request.headers['content-type'] ?? ''}"; see /openapi.json for the accepted type`,
         415,
+      );
+    case 'FST_ERR_BAD_URL':
+      return new OAuthError(
+        'invalid_request',
+        'the URL path is not valid percent-encoded UTF-8; encode each reserved or non-ASCII byte as %XX',
+      );
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new OAuthError(
+        'invalid_request',
+        `a path segment is longer than ${MAX_PATH_SEGMENT_LENGTH} characters; no id or slug is that long`,
+        414,
       );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new OAuthError('invalid_request', 'the JSON body is empty; send a JSON object');

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { HSTS } from './common-headers.js';
-import { MAX_HEADER_BYTES, MAX_URL_LENGTH } from './limits.js';
+import { MAX_HEADER_BYTES, MAX_URL_LENGTH, URL_TOO_LONG } from './limits.js';
 import { newRequestId } from './request-id.js';
 
 interface ParserError extends Error {
@@ -34,7 +34,7 @@ function answerFor(error: ParserError): Answer {
     return requestLineTooLong(error)
       ? {
           status: '414 URI Too Long',
-          description: `the URL is longer than ${MAX_URL_LENGTH} characters; send fewer or shorter parameters, or send them in a POST body`,
+          description: URL_TOO_LONG,
         }
       : {
           status: '431 Request Header Fields Too Large',

@@ -13,11 +13,11 @@ export const DISPLAY_TEXT_PATTERN = '^[^\\p{Cc}\\p{Cf}\\u2028\\u2029]*$';
 const REFUSED = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
 
 /** What a refusal says is refused, after naming the character. */
-export const DISPLAY_TEXT_RULE =
+const DISPLAY_TEXT_RULE =
   'control, format (bidi override, zero-width) and line/paragraph separator characters are refused in display text; send the text without them';
 
 /** The first refused character as "U+XXXX", if any. */
-export function refusedCharacter(value: string): string | undefined {
+function refusedCharacter(value: string): string | undefined {
   const found = REFUSED.exec(value)?.[0];
   if (found === undefined) return undefined;
   return `U+${found.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;

@@ -19,6 +19,8 @@ export const MAX_HEADER_BYTES = 16 * 1024;
  * a longer authorization request belongs in a POST body.
  */
 export const MAX_URL_LENGTH = 8 * 1024;
+/** The error_description of a 414 for the whole URL. */
+export const URL_TOO_LONG = `the URL is longer than ${MAX_URL_LENGTH} characters; send fewer or shorter parameters, or send them in a POST body`;
 /** One path segment (an id or a slug); 414 above it. */
 export const MAX_PATH_SEGMENT_LENGTH = 200;
 

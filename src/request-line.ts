@@ -5,16 +5,12 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { OAuthError } from './errors.js';
-import { MAX_URL_LENGTH } from './limits.js';
+import { MAX_URL_LENGTH, URL_TOO_LONG } from './limits.js';
 
 export function installRequestLineChecks(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
     if (request.url.length > MAX_URL_LENGTH) {
-      throw new OAuthError(
-        'invalid_request',
-        `the URL is longer than ${MAX_URL_LENGTH} characters; send fewer or shorter parameters, or send them in a POST body`,
-        414,
-      );
+      throw new OAuthError('invalid_request', URL_TOO_LONG, 414);
     }
     if (request.raw.httpVersion === '1.1' && !request.headers.host) {
       throw new OAuthError('invalid_request', 'an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)');

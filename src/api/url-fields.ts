@@ -39,7 +39,7 @@ function asBrowserReads(value: string): string {
 }
 
 /** Whether `value` is an absolute https URL (or http, when `allowHttp`) without credentials. */
-export function isAcceptedUrl(value: string, allowHttp: boolean): boolean {
+function isAcceptedUrl(value: string, allowHttp: boolean): boolean {
   if (!URL_SHAPE.test(value)) return false;
   let url: URL;
   try {
@@ -75,9 +75,8 @@ export function urlFormats(allowHttp: boolean): Record<string, (value: string) =
 }
 
 /** The schema of a URL field (`https-url`). */
-export function httpsUrlSchema(description: string, extra: Record<string, unknown> = {}): TSchema {
+export function httpsUrlSchema(description: string): TSchema {
   return Type.String({
-    ...extra,
     description: `${description}. An absolute https URL, or "" for none`,
     format: HTTPS_URL_FORMAT,
     maxLength: 2000,

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { recordAudit } from '../audit/audit.js';
 import { isLoopbackHostname } from '../config.js';
 import type { AppContext } from '../context.js';
+import { isConfidential } from '../oauth/authorize/consent-policy.js';
 import { PATHS } from '../oauth/discovery.js';
 import { SCOPE_NAMES } from '../oauth/scope-catalogue.js';
 import { CSRF_FIELD, checkCsrfToken, csrfToken } from '../sessions/csrf.js';
@@ -58,7 +59,7 @@ export function toConnectedApps(rows: readonly ConnectionRow[]): ConnectedApp[] 
     clientId: row.client_id,
     name: row.client_name,
     kind: row.client_kind,
-    publicClient: row.token_endpoint_auth_method === 'none',
+    publicClient: !isConfidential(row),
     redirectKind: redirectKind(row.redirect_uris),
     scopes: groupScopes(SCOPE_NAMES.filter((s) => scopes.has(s))),
     firstGranted: first,

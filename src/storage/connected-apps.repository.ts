@@ -4,7 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import { revokeGrantsWithin } from './grants.repository.js';
-import type { ClientKind, Database } from './schema.js';
+import type { Client, ClientKind, Database } from './schema.js';
 import { inTransaction } from './transaction.js';
 
 /** One consent or one live grant of a person, with its client. */
@@ -12,7 +12,7 @@ export interface ConnectionRow {
   readonly client_id: string;
   readonly client_name: string;
   readonly client_kind: ClientKind;
-  readonly token_endpoint_auth_method: string;
+  readonly token_endpoint_auth_method: Client['token_endpoint_auth_method'];
   readonly redirect_uris: string;
   readonly scopes: string;
   readonly created_at: number;

@@ -7,13 +7,14 @@ import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { apiRoutes } from './api/index.js';
-import { answerClientError } from './client-error.js';
+import { clientErrorAnswerer, expectationAnswerer } from './client-error.js';
+import { installCommonHeaders, setCommonHeaders, usesHsts } from './common-headers.js';
 import type { AppContext } from './context.js';
 import { authMdRoute } from './docs/auth-md.js';
 import { openApiRoute, registerOpenApi } from './docs/openapi.js';
-import { installErrorHandlers } from './error-handler.js';
+import { installErrorHandlers, sendWireError, toWireError } from './error-handler.js';
 import { healthRoutes } from './health.js';
-import { FORM_BODY_LIMIT, JSON_BODY_LIMIT } from './limits.js';
+import { FORM_BODY_LIMIT, JSON_BODY_LIMIT, MAX_PATH_SEGMENT_LENGTH } from './limits.js';
 import { lazyChildLogger, loggerOptions, RequestLogController } from './logging.js';
 import { authorizeRoutes } from './oauth/authorize/endpoint.js';
 import { discoveryRoutes } from './oauth/discovery.js';
@@ -28,6 +29,7 @@ import { connectedAppsRoutes } from './pages/connected-apps.routes.js';
 import { signInRoutes } from './pages/sign-in.routes.js';
 import { createEndpointLimits, type EndpointLimits } from './rate-limit/endpoint-limits.js';
 import { requestId } from './request-id.js';
+import { installRequestLineChecks } from './request-line.js';
 import { deviceCookieKey } from './sessions/device-cookie.js';
 import { installValidation } from './validation.js';
 
@@ -49,14 +51,11 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   const limits = createEndpointLimits(ctx, app.log);
   app.decorate('rateLimits', limits);
   app.addHook('onClose', () => limits.stop());
-  installValidation(app);
+  installValidation(app, ctx.config.issuer.startsWith('http:'));
   installErrorHandlers(app);
   installErrorMetrics(app);
-  app.addHook('onSend', (request, reply, payload, done) => {
-    reply.header('x-request-id', request.id);
-    reply.header('x-content-type-options', 'nosniff');
-    done(null, payload);
-  });
+  installCommonHeaders(app, ctx.config.issuer);
+  installRequestLineChecks(app);
 
   await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
   await registerOpenApi(app, ctx);
@@ -87,7 +86,8 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
 
 function buildFastify(ctx: AppContext, options: AppOptions): FastifyInstance {
   const logger = loggerOptions(ctx.config.logLevel);
-  return Fastify({
+  const hsts = usesHsts(ctx.config.issuer);
+  const app = Fastify({
     logger: options.logStream ? { ...logger, stream: options.logStream } : logger,
     logController: new RequestLogController(ctx.config.logRequests, observeAnswer),
     childLoggerFactory: lazyChildLogger,
@@ -95,8 +95,19 @@ function buildFastify(ctx: AppContext, options: AppOptions): FastifyInstance {
     trustProxy: ctx.config.trustProxy as boolean | string,
     bodyLimit: JSON_BODY_LIMIT,
     // A request Node cannot even parse (oversized headers, bad framing) still gets a JSON error.
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: clientErrorAnswerer(hsts),
+    // Errors the router meets before any route (bad percent-encoding, an overlong path segment).
+    // Their answers skip the onSend hooks, so the common headers are set here.
+    frameworkErrors: (error, request, reply) => {
+      setCommonHeaders(reply, request.id, hsts);
+      return sendWireError(reply, toWireError(error, request));
+    },
+    // RFC 9112 §3.2: a missing Host is answered 400 by request-line.ts, in JSON, not by Node.
+    http: { requireHostHeader: false },
     genReqId: requestId,
-    routerOptions: { maxParamLength: 200 },
+    routerOptions: { maxParamLength: MAX_PATH_SEGMENT_LENGTH },
   });
+  // An Expect other than 100-continue: 417 in JSON instead of Node's empty answer.
+  app.server.on('checkExpectation', expectationAnswerer(hsts));
+  return app;
 }

@@ -103,6 +103,12 @@ operation needs. \`offline_access\` (OIDC Core §11) may be added and is ignored
 authorization gets a refresh token, and the granted \`scope\` leaves it out. The code is
 single-use and short-lived.
 
+A public client (no \`client_secret\`, like this one) is shown the consent page on every
+authorization, also when the person allowed it before, and \`prompt=none\` answers
+\`consent_required\` (RFC 8252 §8.6: any program on the computer could otherwise claim its
+\`client_id\` and loopback redirect). Keep access with the refresh token instead of authorizing
+again.
+
 ## 5. Exchange the code for tokens
 
 \`\`\`sh

@@ -7,6 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { recordAudit } from '../audit/audit.js';
 import type { AppContext } from '../context.js';
 import { mintSecret, randomId } from '../crypto/tokens.js';
+import { DISPLAY_TEXT_PATTERN } from '../display-text.js';
 import { sendWireError, toWireError } from '../error-handler.js';
 import { OAuthError, WireError } from '../errors.js';
 import type { EndpointLimits } from '../rate-limit/endpoint-limits.js';
@@ -22,8 +23,9 @@ import {
 import { PATHS } from './discovery.js';
 import { NO_STORE, OAuthErrorBody } from './wire-schemas.js';
 
+// Every string of the metadata may be shown to a person (consent, Connected apps, client list).
 const Text = (description: string, maxLength = 2000) =>
-  Type.String({ description, maxLength, pattern: '^[^\\u0000-\\u001f\\u007f]*$' });
+  Type.String({ description, maxLength, pattern: DISPLAY_TEXT_PATTERN });
 const Uri = (description: string) => Text(description);
 
 const RegistrationBody = Type.Object(

@@ -28,6 +28,7 @@ input:focus,button:focus{outline:3px solid #9ec5fe;outline-offset:1px}
 button{font:inherit;font-weight:600;padding:10px 18px;border-radius:8px;border:1px solid var(--line);background:#fff;color:var(--fg);cursor:pointer;min-height:44px}
 button.primary{background:var(--accent);border-color:var(--accent);color:#fff}
 button.danger{color:var(--danger);border-color:var(--danger)}
+.notice{border:1px solid var(--line);background:var(--bg);border-radius:8px;padding:10px 12px;margin:12px 0}
 .alert{border:1px solid var(--danger);background:#fff5f5;color:var(--danger);border-radius:8px;padding:10px 12px;margin:12px 0}
 .badge{display:inline-block;font-size:.8rem;font-weight:600;padding:1px 8px;border-radius:999px;border:1px solid var(--line);color:var(--muted);vertical-align:middle}
 .badge.warn{border-color:#bf8700;color:#7d4e00;background:#fff8c5}

@@ -1,19 +1,19 @@
 /**
- * Connected apps (SPEC §6): GET lists the person's live grants per client; POST …/revoke ends
- * every grant of one client for this person with all tokens under them, and forgets the consent
- * so the app must ask again.
+ * Connected apps (SPEC §6): GET lists, per client, the person's remembered consent and live
+ * grants — an app whose tokens are all gone is still listed while its consent would let it back
+ * in; POST …/revoke ends every grant of one client for this person with all tokens under them,
+ * and forgets the consent so the app must ask again.
  */
 import type { FastifyInstance } from 'fastify';
 import { recordAudit } from '../audit/audit.js';
 import { isLoopbackHostname } from '../config.js';
 import type { AppContext } from '../context.js';
+import { isConfidential } from '../oauth/authorize/consent-policy.js';
 import { PATHS } from '../oauth/discovery.js';
 import { SCOPE_NAMES } from '../oauth/scope-catalogue.js';
 import { CSRF_FIELD, checkCsrfToken, csrfToken } from '../sessions/csrf.js';
 import { loadSession } from '../sessions/sessions.js';
-import { type LiveGrantRow, liveGrantsOf } from '../storage/connected-apps.repository.js';
-import { deleteConsent } from '../storage/consents.repository.js';
-import { liveGrantIds, revokeGrants } from '../storage/grants.repository.js';
+import { type ConnectionRow, connectionsOf, forgetApp } from '../storage/connected-apps.repository.js';
 import { type ConnectedApp, connectedAppsPage, REVOKE_PATH } from './connected-apps.page.js';
 import { field, formBody, PAGE_ROUTE_SCHEMA } from './form.js';
 import { sendPage, sendRedirect } from './respond.js';
@@ -30,29 +30,41 @@ function redirectKind(redirectUris: string): 'loopback' | 'https' {
   }
 }
 
-/** One entry per client: scopes united, first grant and latest use across its grants. */
-export function toConnectedApps(rows: readonly LiveGrantRow[]): ConnectedApp[] {
-  const byClient = new Map<string, { row: LiveGrantRow; scopes: Set<string>; first: number; last: number }>();
+interface Entry {
+  readonly row: ConnectionRow;
+  readonly scopes: Set<string>;
+  first: number;
+  last: number | null;
+  live: boolean;
+}
+
+/** One entry per client: scopes united, first allowed and latest use across its consent and grants. */
+export function toConnectedApps(rows: readonly ConnectionRow[]): ConnectedApp[] {
+  const byClient = new Map<string, Entry>();
   for (const row of rows) {
     const entry = byClient.get(row.client_id) ?? {
       row,
       scopes: new Set<string>(),
       first: row.created_at,
-      last: row.last_used_at,
+      last: null,
+      live: false,
     };
     for (const s of row.scopes.split(' ')) if (s) entry.scopes.add(s);
     entry.first = Math.min(entry.first, row.created_at);
-    entry.last = Math.max(entry.last, row.last_used_at);
+    if (row.last_used_at !== null) entry.last = Math.max(entry.last ?? 0, row.last_used_at);
+    entry.live ||= row.live;
     byClient.set(row.client_id, entry);
   }
-  const apps = [...byClient.values()].map(({ row, scopes, first, last }) => ({
+  const apps = [...byClient.values()].map(({ row, scopes, first, last, live }) => ({
     clientId: row.client_id,
     name: row.client_name,
     kind: row.client_kind,
+    publicClient: !isConfidential(row),
     redirectKind: redirectKind(row.redirect_uris),
     scopes: groupScopes(SCOPE_NAMES.filter((s) => scopes.has(s))),
     firstGranted: first,
     lastUsed: last,
+    hasAccess: live,
   }));
   return apps.sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }));
 }
@@ -61,7 +73,7 @@ export async function connectedAppsRoutes(app: FastifyInstance, ctx: AppContext)
   app.get(PATHS.connectedApps, { schema: PAGE_ROUTE_SCHEMA }, async (request, reply) => {
     const session = await loadSession(ctx, request);
     if (!session) return sendRedirect(reply, 303, signInUrl(PATHS.connectedApps));
-    const apps = toConnectedApps(await liveGrantsOf(ctx.db, session.account.id));
+    const apps = toConnectedApps(await connectionsOf(ctx.db, session.account.id));
     const query = request.query as Record<string, unknown>;
     const page = connectedAppsPage({
       accountEmail: session.account.email,
@@ -84,10 +96,8 @@ export async function connectedAppsRoutes(app: FastifyInstance, ctx: AppContext)
     const clientId = field(body, 'client_id');
     if (clientId) {
       const accountId = session.account.id;
-      const grantIds = await liveGrantIds(ctx.db, accountId, clientId);
       const now = ctx.now();
-      await revokeGrants(ctx.db, grantIds, now);
-      await deleteConsent(ctx.db, accountId, clientId);
+      const ended = await forgetApp(ctx.db, accountId, clientId, now);
       await recordAudit(
         ctx.db,
         {
@@ -95,7 +105,7 @@ export async function connectedAppsRoutes(app: FastifyInstance, ctx: AppContext)
           accountId,
           clientId,
           ip: request.ip,
-          detail: { grants: grantIds.length, by: 'person' },
+          detail: { grants: ended, by: 'person' },
         },
         now,
       );

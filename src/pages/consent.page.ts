@@ -4,7 +4,7 @@
  */
 import { PATHS } from '../oauth/discovery.js';
 import type { ClientKind } from '../storage/schema.js';
-import { clientKindBadge, csrfField, hiddenFields, scopeList } from './fragments.js';
+import { clientKindBadge, csrfField, hiddenFields, scopeList, utcTime } from './fragments.js';
 import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
 import type { ScopeGroup } from './scope-groups.js';
@@ -15,6 +15,10 @@ export interface ConsentPage {
   readonly hidden: Readonly<Record<string, string>>;
   readonly clientName: string;
   readonly clientKind: ClientKind;
+  /** The client has no secret (token_endpoint_auth_method "none"). */
+  readonly publicClient: boolean;
+  /** When the person last allowed it every requested scope (epoch seconds), if they did. */
+  readonly allowedBefore?: number | undefined;
   /** The redirect URI the answer will be sent to. */
   readonly redirectUri: string;
   readonly scopes: readonly ScopeGroup[];
@@ -31,10 +35,20 @@ function destination(redirectUri: string): SafeHtml {
   }.</p>`;
 }
 
+// RFC 8252 §8.6: the page is shown again for a public client; it says so, and preselects nothing.
+function allowedBeforeNote(page: ConsentPage): SafeHtml | undefined {
+  if (page.allowedBefore === undefined) return undefined;
+  const why = page.publicClient
+    ? html` Any program on this computer can ask under this app's name, so you are asked each time: allow only if you just started it.`
+    : '';
+  return html`<p class="notice" role="status">You allowed this app before (${utcTime(page.allowedBefore)}).${why}</p>`;
+}
+
 export function consentPage(page: ConsentPage): SafeHtml {
   const unverified = page.clientKind === 'dynamic';
   const body = html`<h1>Allow ${page.clientName} to use your account?</h1>
 <p>${clientKindBadge(page.clientKind)}</p>
+${allowedBeforeNote(page)}
 ${
   unverified
     ? html`<p class="muted">This app registered itself. Its name was chosen by whoever made it and has not been checked. Allow it only if you started it yourself.</p>`

@@ -54,19 +54,3 @@ export async function revokeGrantsWithin(
     .where('revoked_at', 'is', null)
     .execute();
 }
-
-/** The live grants one person gave one client (for "Connected apps" → Revoke). */
-export async function liveGrantIds(
-  db: Kysely<Database>,
-  accountId: string,
-  clientId: string,
-): Promise<string[]> {
-  const rows = await db
-    .selectFrom('grants')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('client_id', '=', clientId)
-    .where('revoked_at', 'is', null)
-    .execute();
-  return rows.map((r) => r.id);
-}

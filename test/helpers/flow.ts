@@ -68,6 +68,8 @@ export async function insertTestClient(
     name?: string;
     redirectUris?: string[];
     disabled?: boolean;
+    /** A confidential client (client_secret_post) whose secret is unknown to the test. */
+    confidential?: boolean;
     now?: number;
   } = {},
 ): Promise<Client> {
@@ -77,8 +79,8 @@ export async function insertTestClient(
     name: options.name ?? 'Test CLI',
     application_type: options.kind === 'integration' ? 'web' : 'native',
     redirect_uris: JSON.stringify(options.redirectUris ?? ['http://127.0.0.1/callback']),
-    token_endpoint_auth_method: 'none',
-    secret_hash: null,
+    token_endpoint_auth_method: options.confidential ? 'client_secret_post' : 'none',
+    secret_hash: options.confidential ? randomBytes(32).toString('hex') : null,
     grant_types: JSON.stringify(['authorization_code', 'refresh_token']),
     response_types: JSON.stringify(['code']),
     metadata: '{}',

@@ -252,6 +252,56 @@ for (const dialect of DIALECTS) {
       });
     }
 
+    // Issue 19 §6: display strings refuse Unicode Cc, Cf and the line/paragraph separators.
+    const disguises: ReadonlyArray<[field: string, value: (s: string) => unknown, path: string]> = [
+      ['client_name', (s) => `Maths ${s}CLI`, 'client_name'],
+      ['client_uri', (s) => `https://example.com/${s}`, 'client_uri'],
+      ['logo_uri', (s) => `https://example.com/logo${s}.png`, 'logo_uri'],
+      ['tos_uri', (s) => `https://example.com/${s}tos`, 'tos_uri'],
+      ['policy_uri', (s) => `https://example.com/${s}policy`, 'policy_uri'],
+      ['contacts', (s) => ['ok@example.com', `a${s}@example.com`], 'contacts.1'],
+      ['software_id', (s) => `id-${s}`, 'software_id'],
+      ['software_version', (s) => `1.0${s}`, 'software_version'],
+    ];
+    const characters: ReadonlyArray<[what: string, char: string, code: string]> = [
+      ['a bidi override', '\u202e', 'U+202E'],
+      ['a zero-width space', '\u200b', 'U+200B'],
+      ['a C1 control', '\u009b', 'U+009B'],
+      ['a C0 control', '\u0007', 'U+0007'],
+      ['a line separator', '\u2028', 'U+2028'],
+      ['a paragraph separator', '\u2029', 'U+2029'],
+      ['a byte order mark', '\ufeff', 'U+FEFF'],
+    ];
+    for (const [field, value, path] of disguises) {
+      it(`refuses control, format and separator characters in ${field} with invalid_client_metadata naming it`, async () => {
+        for (const [what, char, code] of characters) {
+          const res = await post({ redirect_uris: [LOOPBACK], [field]: value(char) });
+          assert.deepEqual(errorOf(res), { status: 400, error: 'invalid_client_metadata' }, what);
+          const description = res.json().error_description as string;
+          assert.ok(description.startsWith(`field "${path}" contains ${code}: `), description);
+          assert.match(description, /control, format \(bidi override, zero-width\)/, what);
+        }
+      });
+    }
+
+    it('accepts international names unchanged', async () => {
+      for (const name of ['Über-App 日本語 Ñandú', 'Приложение для школы', 'مدرسة', 'Straße 🚀 ½']) {
+        const res = await post({
+          redirect_uris: [LOOPBACK],
+          client_name: name,
+          contacts: [`${name}@example.com`],
+        });
+        assert.equal(res.statusCode, 201, res.body);
+        assert.equal(res.json().client_name, name);
+        const row = await t.ctx.db
+          .selectFrom('clients')
+          .select('name')
+          .where('id', '=', res.json().client_id)
+          .executeTakeFirstOrThrow();
+        assert.equal(row.name, name);
+      }
+    });
+
     it('refuses a form-encoded registration with invalid_client_metadata saying to send JSON', async () => {
       const res = await post(`redirect_uris=${encodeURIComponent(LOOPBACK)}`, {
         'content-type': 'application/x-www-form-urlencoded',

@@ -19,7 +19,8 @@ import { findClient, redirectUrisOf } from '../../storage/clients.repository.js'
 import { findConsent, saveConsent } from '../../storage/consents.repository.js';
 import { issueAuthorizationCode } from '../authorization-codes.js';
 import { PATHS } from '../discovery.js';
-import { inCatalogueOrder, isSubset, splitScope } from '../scopes.js';
+import { inCatalogueOrder, splitScope } from '../scopes.js';
+import { consentRequiredDescription, judgeConsent } from './consent-policy.js';
 import { type Flow, showConsent, showProblem, showSignIn } from './pages.js';
 import { readParams } from './params.js';
 import { clientRedirect } from './response.js';
@@ -81,20 +82,18 @@ function mustSignIn(x: Exchange, flow: Flow, session: ActiveSession | undefined)
   return maxAge !== undefined && x.ctx.now() - session.authTime > maxAge;
 }
 
-/** After sign-in is settled: remembered consent goes straight through, otherwise ask. */
+/**
+ * After sign-in is settled: remembered consent goes straight through for a confidential client
+ * only; a public client's request is always confirmed on the consent page (consent-policy.ts).
+ */
 async function afterSignIn(x: Exchange, flow: Flow, session: ActiveSession): Promise<FastifyReply> {
   const consent = await findConsent(x.ctx.db, session.account.id, flow.client.id);
-  const remembered = consent !== undefined && isSubset(flow.request.scopes, splitScope(consent.scopes));
-  if (remembered && !flow.request.prompt.has('consent')) return issueCode(x, flow, session);
+  const judgement = judgeConsent(flow.client, consent, flow.request);
+  if (judgement.silent) return issueCode(x, flow, session);
   if (flow.request.prompt.has('none')) {
-    return redirectError(
-      x,
-      flow,
-      'consent_required',
-      'the person has not allowed this app these scopes; send the request without prompt=none',
-    );
+    return redirectError(x, flow, 'consent_required', consentRequiredDescription(judgement));
   }
-  return showConsent(x.reply, flow, session);
+  return showConsent(x.reply, flow, session, judgement.remembered ? consent?.updated_at : undefined);
 }
 
 async function startFlow(x: Exchange, flow: Flow): Promise<FastifyReply> {

@@ -25,6 +25,7 @@ import { userinfoRoutes } from './oauth/userinfo.js';
 import { installErrorMetrics, metricsRoute, observeAnswer } from './ops/metrics-routes.js';
 import { assetRoutes } from './pages/assets.js';
 import { connectedAppsRoutes } from './pages/connected-apps.routes.js';
+import { homeRoutes } from './pages/home.routes.js';
 import { signInRoutes } from './pages/sign-in.routes.js';
 import { requestId } from './request-id.js';
 import { installValidation } from './validation.js';
@@ -51,6 +52,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   await app.register(async (scope) => discoveryRoutes(scope, ctx));
   await app.register(async (scope) => healthRoutes(scope, ctx));
   await app.register(assetRoutes);
+  await app.register(async (scope) => homeRoutes(scope, ctx));
   // Cookies belong to the browser pages: the token, API and metadata routes never parse them.
   await app.register(async (pages) => {
     await pages.register(cookie);

@@ -32,15 +32,22 @@ export function buildIsCurrent(root = ROOT) {
   return INPUTS.every((input) => newest(join(root, input)) <= built);
 }
 
-/** Compiles src/ to dist/ with tsc; answers false (tsc has printed why) when it failed. */
+/** Where TypeScript's compiler is, or undefined when it is not installed (`npm ci --omit=dev`). */
+export function typescriptCompiler(root = ROOT) {
+  try {
+    return createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Compiles src/ to dist/ with tsc; answers false (having said why) when it could not. */
 export function build(root = ROOT) {
   const started = new Date();
-  let tsc;
-  try {
-    tsc = createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc');
-  } catch {
+  const tsc = typescriptCompiler(root);
+  if (!tsc) {
     process.stderr.write(
-      'schoolauth: dist/ is missing or older than src/, and TypeScript is not installed to build it: run `npm install` (with dev dependencies), then `npm start`\n',
+      'schoolauth: dist/ is missing or older than src/, and TypeScript is not installed to build it: run `npm install` (with dev dependencies)\n',
     );
     return false;
   }

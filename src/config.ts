@@ -1,9 +1,8 @@
-import { isIP } from 'node:net';
-
 /**
  * The one place that reads the environment. Every variable is validated at start and every
  * problem is reported at once, so an operator fixes a deployment in one go.
  */
+import { isIP } from 'node:net';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -106,16 +105,16 @@ class Reader {
   }
 }
 
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const HOSTNAME = new RegExp(`^(?=.{1,253}$)${LABEL}(?:\\.${LABEL})*$`, 'i');
+const NUMERIC_LAST_LABEL = /(?:^|\.)\d+$/;
+
 /**
  * HOST is what the server listens on: an IP address (v4 or v6, as `listen()` takes it) or a host
  * name (RFC 1123 labels). Dotted numbers must be a valid IPv4 address: `999.1.1.1` is not a host
  * name (WHATWG URL parses an all-numeric last label as IPv4), and would otherwise fail later,
  * unnamed, as "Invalid URL".
  */
-const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
-const HOSTNAME = new RegExp(`^(?=.{1,253}$)${LABEL}(?:\\.${LABEL})*$`, 'i');
-const NUMERIC_LAST_LABEL = /(?:^|\.)\d+$/;
-
 function readHost(r: Reader): string {
   const fallback = '127.0.0.1';
   const value = r.raw('HOST');

@@ -40,24 +40,27 @@ function exposed(path: string, what: string): StartUpWarning | undefined {
   };
 }
 
-/** One warning for every upload other users can read, naming how many and the first. */
-async function exposedUploads(dir: string): Promise<StartUpWarning | undefined> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return undefined;
-  }
+/**
+ * The uploads directory, and when it is open to others, one warning for all the uploads they can
+ * read (how many, and the first). Behind a private directory no file can be reached, so the
+ * files are looked at only then: a start never stats every upload for nothing.
+ */
+async function uploadWarnings(dir: string): Promise<Array<StartUpWarning | undefined>> {
+  const directory = exposed(dir, 'The uploads directory');
+  if (!directory) return [];
   const open: string[] = [];
-  for (const name of names) {
+  for (const name of await readdir(dir).catch(() => [])) {
     const stats = await stat(join(dir, name)).catch(() => undefined);
     if (stats && (stats.mode & GROUP_OTHER) !== 0) open.push(join(dir, name));
   }
-  if (open.length === 0) return undefined;
-  return {
-    fields: { dir, files: open.length, first: open[0]! },
-    message: `${open.length} uploaded file(s) under ${dir} are open to other local users (e.g. ${open[0]}): run \`chmod 600 ${dir}/*\``,
-  };
+  if (open.length === 0) return [directory];
+  return [
+    directory,
+    {
+      fields: { dir, files: open.length, first: open[0]! },
+      message: `${open.length} uploaded file(s) under ${dir} are open to other local users (e.g. ${open[0]}): run \`chmod 600 ${dir}/*\``,
+    },
+  ];
 }
 
 /** Said by the server and the CLI alike: either may be the one that created the database. */
@@ -94,8 +97,7 @@ export async function startUpWarnings(ctx: Bootstrapped): Promise<StartUpWarning
           exposed(`${storage.file}-shm`, 'The database index'),
         ]
       : []),
-    exposed(join(dataDir, 'uploads'), 'The uploads directory'),
-    await exposedUploads(join(dataDir, 'uploads')),
+    ...(await uploadWarnings(join(dataDir, 'uploads'))),
     unencryptedKeyWarning(ctx),
   ];
   return warnings.filter((w): w is StartUpWarning => w !== undefined);

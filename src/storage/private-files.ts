@@ -15,26 +15,22 @@ export const PRIVATE_DIR_MODE = 0o700;
 /** Mode of every file the service creates. */
 export const PRIVATE_FILE_MODE = 0o600;
 
-/** Creates `dir` (and missing parents) 0700 when it does not exist; an existing one is left as it is. */
-export function ensurePrivateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-}
-
 /**
- * Creates the SQLite database file 0600 when it does not exist and answers whether it did. The
- * directory is created only when it is DATA_DIR; any other missing directory is a ConfigError
- * naming DATABASE_URL.
+ * Creates the SQLite database file 0600 when it does not exist; an existing one is left as it is.
+ * The directory is created (0700, with missing parents) only when it is DATA_DIR; any other
+ * missing directory is a ConfigError naming DATABASE_URL.
  */
-export function createDatabaseFile(file: string, dataDir: string | undefined): boolean {
+export function createDatabaseFile(file: string, dataDir: string | undefined): void {
   const dir = dirname(resolve(file));
-  if (dataDir !== undefined && dir === resolve(dataDir)) ensurePrivateDir(dir);
+  if (dataDir !== undefined && dir === resolve(dataDir)) {
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  }
   try {
-    // 'wx': O_CREAT | O_EXCL, so of two processes creating it at once exactly one does.
+    // 'wx' (O_CREAT | O_EXCL): never opens, so never changes, a file that exists.
     closeSync(openSync(file, 'wx', PRIVATE_FILE_MODE));
-    return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return false;
+    if (code === 'EEXIST') return;
     if (code === 'ENOENT') {
       throw new ConfigError([
         `DATABASE_URL=${JSON.stringify(`sqlite:${file}`)}: the directory ${dir} does not exist; create it, or correct the path (schoolauth creates only the database file, and DATA_DIR)`,

@@ -73,7 +73,11 @@ for (const dialect of DIALECTS) {
         [0, 1, 1],
         'ICONDIR: an icon with one image',
       );
-      assert.deepEqual([bytes[6], bytes[7], bytes.readUInt16LE(12)], [32, 32, 32], '32×32, 32 bits per pixel');
+      assert.deepEqual(
+        [bytes[6], bytes[7], bytes.readUInt16LE(12)],
+        [32, 32, 32],
+        '32×32, 32 bits per pixel',
+      );
       const offset = bytes.readUInt32LE(18);
       assert.equal(offset + bytes.readUInt32LE(14), bytes.length, 'the image fills the rest of the file');
       assert.equal(bytes.readUInt32LE(offset), 40, 'a BITMAPINFOHEADER');

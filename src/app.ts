@@ -26,6 +26,7 @@ import { userinfoRoutes } from './oauth/userinfo.js';
 import { installErrorMetrics, metricsRoute, observeAnswer } from './ops/metrics-routes.js';
 import { assetRoutes } from './pages/assets.js';
 import { connectedAppsRoutes } from './pages/connected-apps.routes.js';
+import { homeRoutes } from './pages/home.routes.js';
 import { signInRoutes } from './pages/sign-in.routes.js';
 import { createEndpointLimits, type EndpointLimits } from './rate-limit/endpoint-limits.js';
 import { requestId } from './request-id.js';
@@ -63,6 +64,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   await app.register(async (scope) => discoveryRoutes(scope, ctx));
   await app.register(async (scope) => healthRoutes(scope, ctx));
   await app.register(assetRoutes);
+  await app.register(async (scope) => homeRoutes(scope, ctx));
   // Cookies belong to the browser pages: the token, API and metadata routes never parse them.
   await app.register(async (pages) => {
     // The device-cookie key exists before the first sign-in, read once (src/sessions/device-cookie.ts).

@@ -2,6 +2,7 @@
  * The one place that reads the environment. Every variable is validated at start and every
  * problem is reported at once, so an operator fixes a deployment in one go.
  */
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -113,6 +114,29 @@ class Reader {
   }
 }
 
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const HOSTNAME = new RegExp(`^(?=.{1,253}$)${LABEL}(?:\\.${LABEL})*$`, 'i');
+const NUMERIC_LAST_LABEL = /(?:^|\.)\d+$/;
+
+/**
+ * HOST is what the server listens on: an IP address (v4 or v6, as `listen()` takes it) or a host
+ * name (RFC 1123 labels). Dotted numbers must be a valid IPv4 address: `999.1.1.1` is not a host
+ * name (WHATWG URL parses an all-numeric last label as IPv4), and would otherwise fail later,
+ * unnamed, as "Invalid URL".
+ */
+function readHost(r: Reader): string {
+  const fallback = '127.0.0.1';
+  const value = r.raw('HOST');
+  if (value === undefined) return fallback;
+  if (isIP(value) === 0 && (NUMERIC_LAST_LABEL.test(value) || !HOSTNAME.test(value))) {
+    r.problems.push(
+      `HOST=${JSON.stringify(value)}: expected an IP address (such as 127.0.0.1, 0.0.0.0, ::1 or ::) or a host name`,
+    );
+    return fallback;
+  }
+  return value;
+}
+
 function readIssuer(r: Reader, host: string, port: number): string {
   const value = r.raw('ISSUER');
   const fallback = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -150,6 +174,15 @@ export function isLoopbackHostname(hostname: string): boolean {
     hostname === '::1' ||
     /^127\.\d+\.\d+\.\d+$/.test(hostname)
   );
+}
+
+/** Whether the issuer names a loopback host (false for anything unparsable). */
+export function isLoopbackIssuer(issuer: string): boolean {
+  try {
+    return isLoopbackHostname(new URL(`${issuer}/`).hostname);
+  } catch {
+    return false;
+  }
 }
 
 function readTrustProxy(r: Reader): boolean | number | string {
@@ -191,7 +224,7 @@ function readDatabaseUrl(r: Reader, dataDir: string): string {
 /** Reads and validates the whole configuration; throws ConfigError listing every bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const r = new Reader(env);
-  const host = r.string('HOST', '127.0.0.1');
+  const host = readHost(r);
   const port = r.int('PORT', 3000, 0, 65535);
   const dataDir = r.string('DATA_DIR', './data').replace(/\/+$/, '');
   const issuer = readIssuer(r, host, port);
@@ -240,7 +273,7 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolSize: r.int('DATABASE_POOL_SIZE', 10, 1, 1000),
     seedDemo: false,
   };
-  const seedDemo = r.onOff('SEED_DEMO', isLoopbackHostname(new URL(`${config.issuer}/`).hostname));
+  const seedDemo = r.onOff('SEED_DEMO', isLoopbackIssuer(config.issuer));
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return Object.freeze({ ...config, seedDemo, loopbackHosts: Object.freeze([...config.loopbackHosts]) });
 }

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { FAVICON, FAVICON_PATH } from './favicon.js';
 
 export const STYLESHEET_PATH = '/assets/pages.css';
 
@@ -44,12 +45,24 @@ dl.facts dd{margin:0}
 a{color:var(--accent)}
 `;
 
-const ETAG = `"${createHash('sha256').update(STYLESHEET).digest('base64url').slice(0, 16)}"`;
-
-export async function assetRoutes(app: FastifyInstance): Promise<void> {
-  app.get(STYLESHEET_PATH, { schema: { hide: true } }, (request, reply) => {
-    reply.headers({ etag: ETAG, 'cache-control': 'public, max-age=3600' });
-    if (request.headers['if-none-match'] === ETAG) return reply.code(304).send();
-    return reply.type('text/css; charset=utf-8').send(STYLESHEET);
+/** A static asset answered with an ETag, revalidated after an hour (a day for the icon). */
+function serveAsset(
+  app: FastifyInstance,
+  path: string,
+  type: string,
+  body: string | Buffer,
+  maxAge: number,
+): void {
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"`;
+  app.get(path, { schema: { hide: true } }, (request, reply) => {
+    reply.headers({ etag, 'cache-control': `public, max-age=${maxAge}` });
+    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+    return reply.type(type).send(body);
   });
+}
+
+/** The stylesheet, and the icon every browser asks for (favicon.ts). */
+export async function assetRoutes(app: FastifyInstance): Promise<void> {
+  serveAsset(app, STYLESHEET_PATH, 'text/css; charset=utf-8', STYLESHEET, 3600);
+  serveAsset(app, FAVICON_PATH, 'image/x-icon', FAVICON, 86400);
 }

@@ -92,6 +92,17 @@ describe('configuration', () => {
     assert.match(problems({ ISSUER: 'https://a.example/?x=1' })[0]!, /expected an origin only/);
   });
 
+  it('HOST takes an IP address or a host name; anything else is named, with the others', () => {
+    for (const host of ['127.0.0.1', '0.0.0.0', '::', '::1', '10.1.2.3', 'localhost', 'auth-1.internal']) {
+      assert.equal(loadConfig({ HOST: host }).host, host);
+    }
+    for (const host of ['999.1.1.1', '1.2.3', 'a b', 'host_name', '[::1]', '-x.example', 'x..y']) {
+      const found = problems({ HOST: host, PORT: 'x' });
+      assert.equal(found.length, 2, host);
+      assert.ok(found[0]!.startsWith(`HOST=${JSON.stringify(host)}: expected an IP address`), found[0]);
+    }
+  });
+
   it('LOOPBACK_HOSTS accepts only loopback host names', () => {
     assert.deepEqual(loadConfig({ LOOPBACK_HOSTS: '127.0.0.1,[::1]' }).loopbackHosts, ['127.0.0.1', '[::1]']);
     assert.match(problems({ LOOPBACK_HOSTS: '127.0.0.1,example.com' })[0]!, /LOOPBACK_HOSTS/);

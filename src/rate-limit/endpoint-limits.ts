@@ -13,6 +13,7 @@ import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
 import { dialectOf } from '../storage/dialect.js';
 import type { Client } from '../storage/schema.js';
+import { clientNetwork } from './client-network.js';
 import { limitKey } from './counter.js';
 import { type CounterSync, type SyncLog, startCounterSync } from './counter-sync.js';
 import { rateLimited } from './rate-limited.js';
@@ -67,7 +68,7 @@ export function createEndpointLimits(ctx: Ctx, log: SyncLog): EndpointLimits {
       (request, _reply, done) => {
         try {
           check(
-            limitKey('register:ip', request.ip),
+            limitKey('register:ip', clientNetwork(request.ip)),
             config.rateLimitRegister,
             'registrations from this address',
           );
@@ -81,13 +82,22 @@ export function createEndpointLimits(ctx: Ctx, log: SyncLog): EndpointLimits {
     token(request, client) {
       if (client)
         check(limitKey('token:client', client.id), config.rateLimitToken, 'token requests for this client');
-      else check(limitKey('token:ip', request.ip), config.rateLimitToken, 'token requests from this address');
+      else
+        check(
+          limitKey('token:ip', clientNetwork(request.ip)),
+          config.rateLimitToken,
+          'token requests from this address',
+        );
     },
     api(request, tokenHash) {
       if (tokenHash !== undefined) {
         check(`api:token:${tokenHash}`, config.rateLimitApi, 'API requests with this token');
       } else {
-        check(limitKey('api:ip', request.ip), config.rateLimitApi, 'API requests from this address');
+        check(
+          limitKey('api:ip', clientNetwork(request.ip)),
+          config.rateLimitApi,
+          'API requests from this address',
+        );
       }
     },
     flush: async () => sync?.flush(),

@@ -7,6 +7,7 @@ import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { apiRoutes } from './api/index.js';
+import { urlFormats } from './api/url-fields.js';
 import { clientErrorAnswerer, expectationAnswerer } from './client-error.js';
 import { installCommonHeaders, setCommonHeaders, usesHsts } from './common-headers.js';
 import type { AppContext } from './context.js';
@@ -108,6 +109,8 @@ function buildFastify(ctx: AppContext, options: AppOptions): FastifyInstance {
     http: { requireHostHeader: false },
     genReqId: requestId,
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT_LENGTH },
+    // The response serializer's own Ajv (for anyOf branches) must know the URL formats too.
+    serializerOpts: { ajv: { formats: urlFormats(ctx.config.issuer.startsWith('http:')) } },
   });
   // An Expect other than 100-continue: 417 in JSON instead of Node's empty answer.
   app.server.on('checkExpectation', expectationAnswerer(hsts));

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
 import { hit } from '../../src/rate-limit/counter.js';
 import { startCounterSync } from '../../src/rate-limit/counter-sync.js';
 import { backoffDelay, countAttempt, refundAttempt } from '../../src/rate-limit/signin-throttle.js';
 import { WindowCounters } from '../../src/rate-limit/window-counters.js';
 import { openStorage, type Storage } from '../../src/storage/connect.js';
+import type { Database } from '../../src/storage/schema.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 
 for (const dialect of DIALECTS) {
@@ -133,21 +136,26 @@ for (const dialect of DIALECTS) {
       });
 
       it('a flush while the database is down fails no one, warns once, and its hits go with the next flush', async () => {
-        // Nothing listens on port 9 (discard): every statement fails to connect.
-        const down: Storage = await openStorage('postgres://postgres@127.0.0.1:9/down', { poolSize: 1 });
+        // Nothing listens on port 9 (discard): every statement fails to connect. (openStorage
+        // refuses such a URL at start, so the pool is made here.)
+        const down = new Kysely<Database>({
+          dialect: new PostgresDialect({
+            pool: new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:9/down', max: 1 }),
+          }),
+        });
         const warnings: string[] = [];
         const log = { info: () => undefined, warn: (_: object, msg: string) => warnings.push(msg) };
         const counters = new WindowCounters(1000);
         // A frozen clock: the hits must stay in one window until the last flush.
         const at = t.clock.now();
         const now = () => at;
-        const failing = startCounterSync(counters, down.db, { intervalMs: 60_000, now, log });
+        const failing = startCounterSync(counters, down, { intervalMs: 60_000, now, log });
         for (let i = 0; i < 4; i++) assert.equal(counters.hit('w:down', 10, 60, now()).allowed, true);
         await failing.flush();
         counters.hit('w:down', 10, 60, now());
         await failing.flush();
         await failing.stop();
-        await down.close();
+        await down.destroy();
         assert.equal(warnings.length, 1, 'one warning per outage, not one per interval');
         const working = startCounterSync(counters, t.ctx.db, { intervalMs: 60_000, now, log });
         await working.stop();

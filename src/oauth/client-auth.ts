@@ -8,6 +8,8 @@ import { hashSecret, safeEqual } from '../crypto/tokens.js';
 import { OAuthError } from '../errors.js';
 import { findClient } from '../storage/clients.repository.js';
 import type { Client } from '../storage/schema.js';
+import { isBlockedMetadataClient } from './client-id-metadata/blocked.js';
+import { isClientIdUrl } from './client-id-metadata/client-id-url.js';
 
 export interface ClientCredentials {
   readonly clientId: string | undefined;
@@ -44,8 +46,12 @@ export async function authenticateClient(
   const { clientId, clientSecret } = credentials;
   if (clientId === undefined) throw invalidClient(`client_id is missing; ${BODY_HINT}`);
   const client = await findClient(ctx.db, clientId);
-  if (!client || client.disabled === 1) {
-    throw invalidClient('the client is not known or disabled; register the client again');
+  if (!client || client.disabled === 1 || (await isBlockedMetadataClient(ctx.db, client))) {
+    throw invalidClient(
+      isClientIdUrl(clientId)
+        ? 'no valid metadata document is known for this client_id URL, or it was disabled or blocked; start with an authorization request, where the document is fetched and checked (SPEC §5a)'
+        : 'the client is not known or disabled; register the client again',
+    );
   }
   if (client.token_endpoint_auth_method === 'none') {
     // RFC 6749 §2.3: one authentication method per request; a public client has no secret.

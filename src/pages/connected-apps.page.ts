@@ -9,11 +9,21 @@ import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
 import type { ScopeGroup } from './scope-groups.js';
 
+/** How a client identified by its metadata document is shown (SPEC §5a). */
+export interface AppIdentity {
+  /** The host of its client_id URL. */
+  readonly host: string;
+  readonly trusted: boolean;
+  /** Hosts it may return to. */
+  readonly redirectHosts: readonly string[];
+}
+
 export interface ConnectedApp {
   readonly clientId: string;
   readonly name: string;
   readonly kind: ClientKind;
   readonly redirectKind: 'loopback' | 'https';
+  readonly identity: AppIdentity | undefined;
   readonly scopes: readonly ScopeGroup[];
   readonly firstGranted: number;
   readonly lastUsed: number;
@@ -34,11 +44,17 @@ function when(epochSeconds: number): string {
   return `${new Date(epochSeconds * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+function redirects(app: ConnectedApp): string {
+  const kind = app.redirectKind === 'loopback' ? 'an app on your computer (loopback)' : 'a website (https)';
+  return app.identity ? app.identity.redirectHosts.join(', ') : kind;
+}
+
 function appSection(app: ConnectedApp, csrfToken: string): SafeHtml {
   return html`<section class="app">
-<h2>${app.name} ${clientKindBadge(app.kind)}</h2>
+<h2>${app.name} ${clientKindBadge(app.kind, app.identity?.trusted)}</h2>
+${app.identity && html`<p class="domain">Identified by ${app.identity.host}</p>`}
 <dl class="facts">
-<dt>Redirects to</dt><dd>${app.redirectKind === 'loopback' ? 'an app on your computer (loopback)' : 'a website (https)'}</dd>
+<dt>Redirects to</dt><dd>${redirects(app)}</dd>
 <dt>First allowed</dt><dd>${when(app.firstGranted)}</dd>
 <dt>Last used</dt><dd>${when(app.lastUsed)}</dd>
 </dl>

@@ -143,7 +143,7 @@ describe('fetching a client metadata document (SPEC §5a)', () => {
     const before = docs.hits('/doc.json');
     const refused = await failure(docs.url('/moved.json'));
     assert.equal(refused.failure, 'redirect');
-    assert.match(refused.reason, /answered 302 .*redirects are not followed/);
+    assert.match(refused.reason, /answered 302, a redirect; redirects are not followed/);
     assert.equal(docs.hits('/doc.json'), before, 'the target was never requested');
   });
 

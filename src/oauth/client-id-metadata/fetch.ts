@@ -98,11 +98,11 @@ function tlsError(error: NodeJS.ErrnoException): boolean {
 function responseProblem(res: IncomingMessage): Fetched | undefined {
   const status = res.statusCode ?? 0;
   if (status >= 300 && status < 400) {
-    const location = String(res.headers.location ?? '').slice(0, 200);
+    // The target is not named: the error page shows no address the request did not.
     return {
       ok: false,
       failure: 'redirect',
-      reason: `it answered ${status} (a redirect${location ? ` to ${location}` : ''}); redirects are not followed (draft §5)`,
+      reason: `it answered ${status}, a redirect; redirects are not followed (draft §5)`,
     };
   }
   if (status !== 200) return { ok: false, failure: 'status', reason: `it answered HTTP ${status}, not 200` };

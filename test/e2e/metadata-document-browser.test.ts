@@ -8,13 +8,12 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { claudeLike } from '../helpers/agent-documents.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { CHROMIUM, launchChromium } from '../helpers/chromium.js';
 import { createPerson, type Person, pkcePair } from '../helpers/flow.js';
 import { json, type MetadataServer, startMetadataServer, testCa } from '../helpers/metadata-server.js';
-
-const CHROMIUM = process.env.SCHOOLAUTH_TEST_CHROMIUM;
 
 describe('a metadata-document client in a real browser (SPEC §5a)', {
   skip: CHROMIUM ? false : 'SCHOOLAUTH_TEST_CHROMIUM is not set',
@@ -43,18 +42,7 @@ describe('a metadata-document client in a real browser (SPEC §5a)', {
     await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
     const address = callback.address();
     redirectUri = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/callback`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM!,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

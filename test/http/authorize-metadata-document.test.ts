@@ -62,6 +62,17 @@ for (const dialect of DIALECTS) {
       return { pkce, params };
     }
 
+    /** Signs the person in and allows: the redirect that leaves the server. */
+    const allow = (params: Record<string, string>, browser?: Browser) =>
+      authorizeViaPages({
+        baseUrl: t.url,
+        params,
+        email: person.email,
+        password: person.password,
+        decision: 'allow',
+        browser,
+      });
+
     const exchange = (clientId: string, code: string, redirectUri: string, verifier: string) =>
       postForm(t, '/api/oauth/token', {
         grant_type: 'authorization_code',
@@ -82,13 +93,7 @@ for (const dialect of DIALECTS) {
       const clientId = publish('/claude-code.json', claudeLike, { 'cache-control': 'max-age=3600' });
       const redirectUri = 'http://localhost:51234/callback';
       const { pkce, params } = authorize(clientId, redirectUri);
-      const redirect = await authorizeViaPages({
-        baseUrl: t.url,
-        params,
-        email: person.email,
-        password: person.password,
-        decision: 'allow',
-      });
+      const redirect = await allow(params);
       assert.equal(`${redirect.origin}${redirect.pathname}`, redirectUri);
       assert.equal(redirect.searchParams.get('state'), 'st');
       assert.equal(redirect.searchParams.get('iss'), t.url);
@@ -163,13 +168,7 @@ for (const dialect of DIALECTS) {
         'http://localhost:50125/',
       ]) {
         const { params } = authorize(clientId, redirectUri);
-        const redirect = await authorizeViaPages({
-          baseUrl: t.url,
-          params,
-          email: person.email,
-          password: person.password,
-          decision: 'allow',
-        });
+        const redirect = await allow(params);
         assert.ok(redirect.searchParams.get('code'), redirectUri);
         assert.equal(`${redirect.protocol}//${redirect.host}`, redirectUri.replace(/\/$/, ''));
       }
@@ -190,14 +189,7 @@ for (const dialect of DIALECTS) {
         t.ctx.now(),
       );
       const browser = new Browser(t.url);
-      const redirect = await authorizeViaPages({
-        baseUrl: t.url,
-        params,
-        email: person.email,
-        password: person.password,
-        decision: 'allow',
-        browser,
-      });
+      const redirect = await allow(params, browser);
       assert.equal(`${redirect.origin}${redirect.pathname}`, 'https://vscode.dev/redirect');
       assert.ok(redirect.searchParams.get('code'));
       const consent = await browser.get(`/oauth/authorize?${query}&prompt=consent`);
@@ -209,13 +201,7 @@ for (const dialect of DIALECTS) {
     it('a web-typed document with [::1] entries: application_type changes nothing', async () => {
       const clientId = publish('/web-typed.json', webTypedLike);
       const { params } = authorize(clientId, 'http://[::1]:40999/auth/callback');
-      const redirect = await authorizeViaPages({
-        baseUrl: t.url,
-        params,
-        email: person.email,
-        password: person.password,
-        decision: 'allow',
-      });
+      const redirect = await allow(params);
       assert.equal(redirect.host, '[::1]:40999');
       assert.ok(redirect.searchParams.get('code'));
     });
@@ -252,13 +238,7 @@ for (const dialect of DIALECTS) {
       const path = '/changing.json';
       const url = publish(path, claudeLike, { 'cache-control': 'max-age=60' });
       const first = authorize(url, 'http://127.0.0.1:40004/callback');
-      await authorizeViaPages({
-        baseUrl: t.url,
-        params: first.params,
-        email: person.email,
-        password: person.password,
-        decision: 'allow',
-      });
+      await allow(first.params);
       docs.route(
         path,
         json({ ...claudeLike(url), client_name: 'Claude Code 2', redirect_uris: ['http://127.0.0.1/v2'] }),
@@ -273,13 +253,7 @@ for (const dialect of DIALECTS) {
       });
       assert.equal((await t.app.inject({ url: `/oauth/authorize?${query}` })).statusCode, 400);
       t.clock.advance(240);
-      await authorizeViaPages({
-        baseUrl: t.url,
-        params: again.params,
-        email: person.email,
-        password: person.password,
-        decision: 'allow',
-      });
+      await allow(again.params);
       const row = await t.ctx.db
         .selectFrom('clients')
         .selectAll()
@@ -293,14 +267,7 @@ for (const dialect of DIALECTS) {
       const clientId = publish('/apps.json', claudeLike);
       const browser = new Browser(t.url);
       const { params } = authorize(clientId, 'http://localhost:40005/callback');
-      await authorizeViaPages({
-        baseUrl: t.url,
-        params,
-        email: person.email,
-        password: person.password,
-        decision: 'allow',
-        browser,
-      });
+      await allow(params, browser);
       const page = await (await browser.get('/account/apps')).text();
       const section = page.slice(page.indexOf('Claude Code'));
       assert.match(section, /<p class="domain">Identified by localhost<\/p>/);

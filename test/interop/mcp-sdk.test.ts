@@ -16,9 +16,10 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { hashSecret } from '../../src/crypto/tokens.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
+import { CHROMIUM, launchChromium } from '../helpers/chromium.js';
 import { authorizeViaPages, createPerson } from '../helpers/flow.js';
 import { json, type MetadataServer, startMetadataServer, testCa } from '../helpers/metadata-server.js';
 
@@ -192,8 +193,6 @@ for (const dialect of DIALECTS) {
   });
 }
 
-const CHROMIUM = process.env.SCHOOLAUTH_TEST_CHROMIUM;
-
 describe('MCP SDK client authorization in a real browser', {
   skip: CHROMIUM ? false : 'SCHOOLAUTH_TEST_CHROMIUM is not set',
 }, () => {
@@ -214,18 +213,7 @@ describe('MCP SDK client authorization in a real browser', {
     await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
     const address = callback.address();
     redirectUri = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/callback`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM!,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

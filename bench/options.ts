@@ -19,11 +19,13 @@ export interface BenchOptions {
   readonly quick: boolean;
   /** Where the servers' stdout/stderr go (default /dev/null). */
   readonly serverLog: string | undefined;
+  /** schoolauth with rate limits on, raised above the load (as shipped); false: RATE_LIMITS=off. */
+  readonly rateLimits: boolean;
 }
 
 export const USAGE = `usage: npm run bench -- [--duration S] [--warmup S] [--runs N] [--connections 16,64]
        [--scenarios ${SCENARIO_NAMES.join(',')}] [--targets ${TARGET_NAMES.join(',')}] [--quick] [--soak [--soak-seconds N]]
-       [--write | --no-write] [--server-log FILE]`;
+       [--write | --no-write] [--server-log FILE] [--no-rate-limits]`;
 
 function positive(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -55,6 +57,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       write: { type: 'boolean' },
       'no-write': { type: 'boolean' },
       'server-log': { type: 'string' },
+      'no-rate-limits': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -88,5 +91,6 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     write: values['no-write'] ? false : (values.write ?? !quick),
     quick,
     serverLog: values['server-log'],
+    rateLimits: !values['no-rate-limits'],
   };
 }

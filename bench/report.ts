@@ -8,6 +8,7 @@ import type { Machine } from './machine.js';
 import type { Row } from './measure.js';
 import type { BenchOptions } from './options.js';
 import { SCENARIOS, type ScenarioName } from './scenarios.js';
+import { rateLimitEnv } from './targets/schoolauth.js';
 
 export const REPORT_PATH = join(import.meta.dirname, '..', 'docs', 'performance.md');
 
@@ -104,8 +105,23 @@ export function targetsTable(targets: readonly Target[]): string {
   ].join('\n');
 }
 
+/** The generated block of docs/performance.md a run writes: one per rate-limit configuration. */
+export function resultsBlock(options: Pick<BenchOptions, 'rateLimits'>): string {
+  return options.rateLimits ? 'results' : 'results-no-rate-limits';
+}
+
+function configuration(options: Pick<BenchOptions, 'rateLimits'>): string {
+  const env = Object.entries(rateLimitEnv(options.rateLimits))
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ');
+  return options.rateLimits
+    ? `schoolauth as shipped: rate limits on, every limit raised above the load so none refuses (${env}).`
+    : `schoolauth with rate limits off (${env}; \`--no-rate-limits\`): the configuration measured before issue 22.`;
+}
+
 export function conditions(machine: Machine, options: BenchOptions): string {
   return [
+    `- ${configuration(options)}`,
     `- Date: ${machine.date}; Node ${machine.node}; ${machine.cores} cores (${machine.cpu}), ${machine.memoryGiB} GiB RAM; load average before the run: ${machine.load}.`,
     `- Pinning: ${machine.pinning}.`,
     `- autocannon, connections ${options.connections.join(' and ')}, ${options.warmup} s warm-up then ${options.runs} run(s) of ${options.duration} s each, taking turns between the servers; medians of the runs. req/s counts 2xx answers only. CPU µs/req: the server's CPU time (from /proc) per answer during the runs.`,

@@ -2,7 +2,8 @@
  * `npm run bench`: schoolauth against node-oidc-provider 9 and bare Fastify on 127.0.0.1, the
  * same load for each, runs taking turns between the servers; prints the table and writes
  * docs/performance.md.
- * `npm run bench -- --soak` runs the memory soak instead. See docs/performance.md.
+ * `npm run bench -- --soak` runs the memory soak instead; `--no-rate-limits` runs schoolauth
+ * with RATE_LIMITS=off (its own table). See docs/performance.md.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,15 @@ import { Fixture } from './fixture.js';
 import { describeMachine } from './machine.js';
 import { Contender, measureTogether, type Row, type RunSettings } from './measure.js';
 import { type BenchOptions, parseOptions } from './options.js';
-import { conditions, judgeTargets, REPORT_PATH, resultsTable, targetsTable, writeBlock } from './report.js';
+import {
+  conditions,
+  judgeTargets,
+  REPORT_PATH,
+  resultsBlock,
+  resultsTable,
+  targetsTable,
+  writeBlock,
+} from './report.js';
 import { SCENARIOS } from './scenarios.js';
 import { runSoak } from './soak.js';
 import { startBareFastify } from './targets/bare-fastify.js';
@@ -34,8 +43,8 @@ async function startServers(options: BenchOptions, dataDir: string): Promise<Ser
   const starters: Array<[TargetName, string, () => Promise<OAuthTarget>]> = [
     [
       'schoolauth',
-      'schoolauth (dist, SQLite, LOG_LEVEL=info, RATE_LIMITS=off)',
-      () => startSchoolauth(dataDir, { logFile: options.serverLog }),
+      `schoolauth (dist, SQLite, LOG_LEVEL=info, ${options.rateLimits ? 'rate limits on, raised above the load' : 'RATE_LIMITS=off'})`,
+      () => startSchoolauth(dataDir, { logFile: options.serverLog, rateLimits: options.rateLimits }),
     ],
     [
       'node-oidc-provider',
@@ -119,7 +128,7 @@ async function benchmark(options: BenchOptions, dataDir: string): Promise<void> 
   ].join('\n');
   log(`\n${report}`);
   if (options.write) {
-    writeBlock(REPORT_PATH, 'results', report);
+    writeBlock(REPORT_PATH, resultsBlock(options), report);
     log(`\nwritten to ${REPORT_PATH}`);
   }
 }

@@ -90,7 +90,11 @@ export async function runSoak(
   dataDir: string,
   log: (line: string) => void,
 ): Promise<void> {
-  const target = await startSchoolauth(dataDir, { logFile: options.serverLog, probe: true });
+  const target = await startSchoolauth(dataDir, {
+    logFile: options.serverLog,
+    probe: true,
+    rateLimits: options.rateLimits,
+  });
   const { server } = target;
   const snapshot = async (at: string, rps?: number): Promise<Snapshot> => ({
     at,
@@ -130,7 +134,7 @@ export async function runSoak(
         ? 'not measured'
         : `${(growth * 100).toFixed(1)}% — ${growth <= 0.1 ? 'met' : 'NOT met'} (target: within 10%)`;
     const text = [
-      `- ${new Date().toISOString()}: ${options.soakSeconds} s of mixed traffic (${kinds} request kinds in turn), ${SOAK_CONNECTIONS} connections, against schoolauth on SQLite.`,
+      `- ${new Date().toISOString()}: ${options.soakSeconds} s of mixed traffic (${kinds} request kinds in turn), ${SOAK_CONNECTIONS} connections, against schoolauth on SQLite, ${options.rateLimits ? 'rate limits on (raised above the load)' : 'RATE_LIMITS=off'}.`,
       '',
       '| Time | req/s | RSS MiB | heap used MiB |',
       '| --- | ---: | ---: | ---: |',
@@ -139,6 +143,6 @@ export async function runSoak(
       `RSS at the end against after warm-up: ${verdict}.`,
     ].join('\n');
     log(`\n${text}`);
-    if (options.write) writeBlock(REPORT_PATH, 'soak', text);
+    if (options.write) writeBlock(REPORT_PATH, options.rateLimits ? 'soak' : 'soak-no-rate-limits', text);
   }
 }

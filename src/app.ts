@@ -7,13 +7,14 @@ import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { apiRoutes } from './api/index.js';
-import { answerClientError } from './client-error.js';
+import { clientErrorAnswerer, expectationAnswerer } from './client-error.js';
+import { installCommonHeaders, setCommonHeaders, usesHsts } from './common-headers.js';
 import type { AppContext } from './context.js';
 import { authMdRoute } from './docs/auth-md.js';
 import { openApiRoute, registerOpenApi } from './docs/openapi.js';
-import { installErrorHandlers } from './error-handler.js';
+import { installErrorHandlers, sendWireError, toWireError } from './error-handler.js';
 import { healthRoutes } from './health.js';
-import { FORM_BODY_LIMIT, JSON_BODY_LIMIT } from './limits.js';
+import { FORM_BODY_LIMIT, JSON_BODY_LIMIT, MAX_PATH_SEGMENT_LENGTH } from './limits.js';
 import { lazyChildLogger, loggerOptions, RequestLogController } from './logging.js';
 import { authorizeRoutes } from './oauth/authorize/endpoint.js';
 import { discoveryRoutes } from './oauth/discovery.js';
@@ -25,8 +26,12 @@ import { userinfoRoutes } from './oauth/userinfo.js';
 import { installErrorMetrics, metricsRoute, observeAnswer } from './ops/metrics-routes.js';
 import { assetRoutes } from './pages/assets.js';
 import { connectedAppsRoutes } from './pages/connected-apps.routes.js';
+import { homeRoutes } from './pages/home.routes.js';
 import { signInRoutes } from './pages/sign-in.routes.js';
+import { createEndpointLimits, type EndpointLimits } from './rate-limit/endpoint-limits.js';
 import { requestId } from './request-id.js';
+import { installRequestLineChecks } from './request-line.js';
+import { deviceCookieKey } from './sessions/device-cookie.js';
 import { installValidation } from './validation.js';
 
 export interface AppOptions {
@@ -34,16 +39,24 @@ export interface AppOptions {
   readonly logStream?: NodeJS.WritableStream | DestinationStream;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This app's rate-limit counters (tests flush them to the shared table on PostgreSQL). */
+    rateLimits: EndpointLimits;
+  }
+}
+
 export async function createApp(ctx: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = buildFastify(ctx, options);
-  installValidation(app);
+  // Counters belong to the app (one set per instance); closing the app sends their last counts.
+  const limits = createEndpointLimits(ctx, app.log);
+  app.decorate('rateLimits', limits);
+  app.addHook('onClose', () => limits.stop());
+  installValidation(app, ctx.config.issuer.startsWith('http:'));
   installErrorHandlers(app);
   installErrorMetrics(app);
-  app.addHook('onSend', (request, reply, payload, done) => {
-    reply.header('x-request-id', request.id);
-    reply.header('x-content-type-options', 'nosniff');
-    done(null, payload);
-  });
+  installCommonHeaders(app, ctx.config.issuer);
+  installRequestLineChecks(app);
 
   await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
   await registerOpenApi(app, ctx);
@@ -51,19 +64,22 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   await app.register(async (scope) => discoveryRoutes(scope, ctx));
   await app.register(async (scope) => healthRoutes(scope, ctx));
   await app.register(assetRoutes);
+  await app.register(async (scope) => homeRoutes(scope, ctx));
   // Cookies belong to the browser pages: the token, API and metadata routes never parse them.
   await app.register(async (pages) => {
+    // The device-cookie key exists before the first sign-in, read once (src/sessions/device-cookie.ts).
+    await deviceCookieKey(ctx);
     await pages.register(cookie);
-    await pages.register(async (scope) => authorizeRoutes(scope, ctx));
+    await pages.register(async (scope) => authorizeRoutes(scope, ctx, limits));
     await pages.register(async (scope) => signInRoutes(scope, ctx));
     await pages.register(async (scope) => connectedAppsRoutes(scope, ctx));
   });
-  await app.register(async (scope) => registerRoutes(scope, ctx));
-  await app.register(async (scope) => tokenRoutes(scope, ctx));
+  await app.register(async (scope) => registerRoutes(scope, ctx, limits));
+  await app.register(async (scope) => tokenRoutes(scope, ctx, limits));
   await app.register(async (scope) => userinfoRoutes(scope, ctx));
   await app.register(async (scope) => revokeRoutes(scope, ctx));
   await app.register(async (scope) => introspectRoutes(scope, ctx));
-  await app.register(async (scope) => apiRoutes(scope, ctx));
+  await app.register(async (scope) => apiRoutes(scope, ctx, limits));
   await app.register(openApiRoute);
   await app.register(async (scope) => authMdRoute(scope, ctx));
   await app.register(async (scope) => metricsRoute(scope, ctx));
@@ -72,7 +88,8 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
 
 function buildFastify(ctx: AppContext, options: AppOptions): FastifyInstance {
   const logger = loggerOptions(ctx.config.logLevel);
-  return Fastify({
+  const hsts = usesHsts(ctx.config.issuer);
+  const app = Fastify({
     logger: options.logStream ? { ...logger, stream: options.logStream } : logger,
     logController: new RequestLogController(ctx.config.logRequests, observeAnswer),
     childLoggerFactory: lazyChildLogger,
@@ -80,8 +97,19 @@ function buildFastify(ctx: AppContext, options: AppOptions): FastifyInstance {
     trustProxy: ctx.config.trustProxy as boolean | string,
     bodyLimit: JSON_BODY_LIMIT,
     // A request Node cannot even parse (oversized headers, bad framing) still gets a JSON error.
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: clientErrorAnswerer(hsts),
+    // Errors the router meets before any route (bad percent-encoding, an overlong path segment).
+    // Their answers skip the onSend hooks, so the common headers are set here.
+    frameworkErrors: (error, request, reply) => {
+      setCommonHeaders(reply, request.id, hsts);
+      return sendWireError(reply, toWireError(error, request));
+    },
+    // RFC 9112 §3.2: a missing Host is answered 400 by request-line.ts, in JSON, not by Node.
+    http: { requireHostHeader: false },
     genReqId: requestId,
-    routerOptions: { maxParamLength: 200 },
+    routerOptions: { maxParamLength: MAX_PATH_SEGMENT_LENGTH },
   });
+  // An Expect other than 100-continue: 417 in JSON instead of Node's empty answer.
+  app.server.on('checkExpectation', expectationAnswerer(hsts));
+  return app;
 }

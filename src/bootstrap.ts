@@ -7,30 +7,43 @@ import { type AppContext, systemClock } from './context.js';
 import { KeyStore } from './crypto/keys.js';
 import { openStorage } from './storage/connect.js';
 import { migrateToLatest } from './storage/migrate.js';
+import { migrations } from './storage/migrations/index.js';
 
 export interface BootstrapOptions {
-  /** The server: SQLite WAL checkpoints on a worker thread (src/storage/wal-checkpoints.ts). */
+  /**
+   * The server: SQLite WAL checkpoints on a worker thread (src/storage/wal-checkpoints.ts) and
+   * the one-server-per-file lock (src/storage/sqlite-server-lock.ts).
+   */
   readonly server?: boolean;
 }
+
+export interface Bootstrapped extends AppContext {
+  /** The database had no schoolauth tables: this start created them (a new file, or an empty database). */
+  readonly newDatabase: boolean;
+}
+
+const FIRST_MIGRATION = Object.keys(migrations).sort()[0]!;
 
 export async function bootstrap(
   config: Config,
   now: () => number = systemClock,
   options: BootstrapOptions = {},
-): Promise<AppContext> {
+): Promise<Bootstrapped> {
   const storage = await openStorage(config.databaseUrl, {
     poolSize: config.databasePoolSize,
     checkpointInBackground: options.server ?? false,
+    serverLock: options.server ?? false,
+    dataDir: config.dataDir,
   });
   try {
-    await migrateToLatest(storage.db, storage.schema);
+    const ran = await migrateToLatest(storage.db, storage.schema);
     const keys = new KeyStore(storage.db, {
       idTokenTtl: config.idTokenTtl,
       keyEncryptionSecret: config.keyEncryptionSecret,
       now,
     });
     await keys.reload();
-    return { config, storage, db: storage.db, keys, now };
+    return { config, storage, db: storage.db, keys, now, newDatabase: ran.includes(FIRST_MIGRATION) };
   } catch (error) {
     await storage.close();
     throw error;

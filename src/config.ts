@@ -4,6 +4,8 @@
  */
 
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -34,6 +36,14 @@ export interface Config {
   readonly rateLimitToken: number;
   readonly rateLimitSignin: number;
   readonly rateLimitApi: number;
+  /** PostgreSQL: milliseconds between writes of this instance's rate-limit counts to the shared table. */
+  readonly rateLimitFlushMs: number;
+  /** Rate-limit keys held in memory at most (src/rate-limit/window-counters.ts). */
+  readonly rateLimitMaxKeys: number;
+  /** Password checks (argon2id) running at once in this process. */
+  readonly signinConcurrency: number;
+  /** Sign-ins waiting for a password check; beyond them a sign-in is answered 429 at once. */
+  readonly signinQueue: number;
   /** Hosts accepted in self-registered loopback redirect URIs. */
   readonly loopbackHosts: readonly string[];
   readonly uploadMaxBytes: number;
@@ -126,6 +136,29 @@ class Reader {
   }
 }
 
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const HOSTNAME = new RegExp(`^(?=.{1,253}$)${LABEL}(?:\\.${LABEL})*$`, 'i');
+const NUMERIC_LAST_LABEL = /(?:^|\.)\d+$/;
+
+/**
+ * HOST is what the server listens on: an IP address (v4 or v6, as `listen()` takes it) or a host
+ * name (RFC 1123 labels). Dotted numbers must be a valid IPv4 address: `999.1.1.1` is not a host
+ * name (WHATWG URL parses an all-numeric last label as IPv4), and would otherwise fail later,
+ * unnamed, as "Invalid URL".
+ */
+function readHost(r: Reader): string {
+  const fallback = '127.0.0.1';
+  const value = r.raw('HOST');
+  if (value === undefined) return fallback;
+  if (isIP(value) === 0 && (NUMERIC_LAST_LABEL.test(value) || !HOSTNAME.test(value))) {
+    r.problems.push(
+      `HOST=${JSON.stringify(value)}: expected an IP address (such as 127.0.0.1, 0.0.0.0, ::1 or ::) or a host name`,
+    );
+    return fallback;
+  }
+  return value;
+}
+
 function readIssuer(r: Reader, host: string, port: number): string {
   const value = r.raw('ISSUER');
   const fallback = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -163,6 +196,15 @@ export function isLoopbackHostname(hostname: string): boolean {
     hostname === '::1' ||
     /^127\.\d+\.\d+\.\d+$/.test(hostname)
   );
+}
+
+/** Whether the issuer names a loopback host (false for anything unparsable). */
+export function isLoopbackIssuer(issuer: string): boolean {
+  try {
+    return isLoopbackHostname(new URL(`${issuer}/`).hostname);
+  } catch {
+    return false;
+  }
 }
 
 function readTrustProxy(r: Reader): boolean | number | string {
@@ -245,7 +287,7 @@ function readDatabaseUrl(r: Reader, dataDir: string): string {
 /** Reads and validates the whole configuration; throws ConfigError listing every bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const r = new Reader(env);
-  const host = r.string('HOST', '127.0.0.1');
+  const host = readHost(r);
   const port = r.int('PORT', 3000, 0, 65535);
   const dataDir = r.string('DATA_DIR', './data').replace(/\/+$/, '');
   const issuer = readIssuer(r, host, port);
@@ -280,6 +322,10 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitToken: r.int('RATE_LIMIT_TOKEN', 600, 1),
     rateLimitSignin: r.int('RATE_LIMIT_SIGNIN', 10, 1),
     rateLimitApi: r.int('RATE_LIMIT_API', 6000, 1),
+    rateLimitFlushMs: r.int('RATE_LIMIT_FLUSH_MS', 1000, 10, 60_000),
+    rateLimitMaxKeys: r.int('RATE_LIMIT_MAX_KEYS', 100_000, 1000),
+    signinConcurrency: r.int('SIGNIN_CONCURRENCY', Math.min(availableParallelism(), 4), 1, 64),
+    signinQueue: r.int('SIGNIN_QUEUE', 16, 0, 10000),
     loopbackHosts: readLoopbackHosts(r),
     uploadMaxBytes: r.int('UPLOAD_MAX_BYTES', 10 * 1024 * 1024, 1),
     pruneInterval: r.int('PRUNE_INTERVAL', 3600, 0),
@@ -291,7 +337,7 @@ export function loadConfig(env: Env = process.env): Config {
     seedDemo: false,
     clientMetadata: readClientMetadata(r),
   };
-  const seedDemo = r.onOff('SEED_DEMO', isLoopbackHostname(new URL(`${config.issuer}/`).hostname));
+  const seedDemo = r.onOff('SEED_DEMO', isLoopbackIssuer(config.issuer));
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return Object.freeze({ ...config, seedDemo, loopbackHosts: Object.freeze([...config.loopbackHosts]) });
 }

@@ -1,5 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { URL_FIELD_RULES } from './api/url-fields.js';
+import { DISPLAY_TEXT_PATTERN, displayTextProblem } from './display-text.js';
 import { ApiError, type ErrorCode, OAuthError, WireError } from './errors.js';
+import { MAX_PATH_SEGMENT_LENGTH } from './limits.js';
 
 /** PostgreSQL SQLSTATE 22021: character_not_in_repertoire. */
 const PG_NUL_IN_TEXT = '22021';
@@ -11,12 +14,29 @@ declare module 'fastify' {
   }
 }
 
-function describeValidation(error: FastifyError): string {
+/** The value a validation error points at (JSON pointer into the validated part). */
+function valueAt(root: unknown, instancePath: string): unknown {
+  let value = root;
+  for (const key of instancePath.split('/').slice(1)) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<string, unknown>)[key.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  return value;
+}
+
+function describeValidation(error: FastifyError, request: FastifyRequest): string {
   const first = error.validation?.[0];
   if (!first) return error.message;
   const part = error.validationContext ?? 'request';
   const path = first.instancePath.replace(/^\//, '').replaceAll('/', '.');
   const params = first.params as Record<string, unknown>;
+  if (first.keyword === 'pattern' && params.pattern === DISPLAY_TEXT_PATTERN) {
+    const value = valueAt(request[part as 'body' | 'query' | 'params'], first.instancePath);
+    const problem = typeof value === 'string' && displayTextProblem(`field "${path}"`, value);
+    if (problem) return problem;
+  }
+  const urlRule = first.keyword === 'format' ? URL_FIELD_RULES[String(params.format)] : undefined;
+  if (urlRule) return `field "${path}" ${urlRule}`;
   if (first.keyword === 'required')
     return `${part} is missing the required field "${String(params.missingProperty)}"`;
   if (first.keyword === 'additionalProperties') {
@@ -34,7 +54,7 @@ export function toWireError(error: FastifyError, request: FastifyRequest): WireE
   if (error instanceof WireError) return error;
   if (error.validation) {
     const code = request.routeOptions.config?.validationErrorCode ?? 'invalid_request';
-    const description = describeValidation(error);
+    const description = describeValidation(error, request);
     return code === 'not_found' || code === 'forbidden' || code === 'conflict'
       ? new ApiError(code, description, 400)
       : new OAuthError(code as never, description, 400);
@@ -52,6 +72,17 @@ export function toWireError(error: FastifyError, request: FastifyRequest): WireE
         'unsupported_media_type',
         `unsupported Content-Type "${request.headers['content-type'] ?? ''}"; see /openapi.json for the accepted type`,
         415,
+      );
+    case 'FST_ERR_BAD_URL':
+      return new OAuthError(
+        'invalid_request',
+        'the URL path is not valid percent-encoded UTF-8; encode each reserved or non-ASCII byte as %XX',
+      );
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new OAuthError(
+        'invalid_request',
+        `a path segment is longer than ${MAX_PATH_SEGMENT_LENGTH} characters; no id or slug is that long`,
+        414,
       );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new OAuthError('invalid_request', 'the JSON body is empty; send a JSON object');

@@ -14,6 +14,15 @@ export const MAX_PARAMETER_LENGTH = 4096;
 export const MAX_SCOPE_LENGTH = 2048;
 /** Node's default limit on the request line plus headers (URL and cookies included); 431 above it. */
 export const MAX_HEADER_BYTES = 16 * 1024;
+/**
+ * The whole URL (path and query); 414 above it. RFC 9110 §4.1 asks for at least 8000 octets;
+ * a longer authorization request belongs in a POST body.
+ */
+export const MAX_URL_LENGTH = 8 * 1024;
+/** The error_description of a 414 for the whole URL. */
+export const URL_TOO_LONG = `the URL is longer than ${MAX_URL_LENGTH} characters; send fewer or shorter parameters, or send them in a POST body`;
+/** One path segment (an id or a slug); 414 above it. */
+export const MAX_PATH_SEGMENT_LENGTH = 200;
 
 /** The first parameter whose value is longer than MAX_PARAMETER_LENGTH, if any. */
 export function overlongParameter(params: unknown): string | undefined {

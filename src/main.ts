@@ -1,50 +1,28 @@
-/** Entry point: configuration → storage → app → background jobs → listen; graceful shutdown. */
+/**
+ * Entry point: the configuration first, before anything slow (the rest of the server takes over
+ * a second to load), then serve.ts. Exit codes: 2 for a configuration error (every bad variable
+ * named at once), 1 for any other failure to start.
+ */
 // First, before start-up allocates anything: see the module's comment.
 import './ops/keep-tick-maps.js';
-import pino from 'pino';
-import { createApp } from './app.js';
-import { bootstrap } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
-import { systemClock } from './context.js';
-import { seedDemoIfEmpty } from './demo/seed.js';
-import { startKeySync } from './ops/key-sync.js';
-import { startMetricsServer } from './ops/metrics-routes.js';
-import { startPruneSchedule } from './ops/prune-schedule.js';
-import { installGracefulShutdown } from './ops/shutdown.js';
 
-async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`schoolauth: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
+function fail(error: unknown): never {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`schoolauth: ${error.message}\n`);
+    process.exit(2);
   }
-  const ctx = await bootstrap(config, systemClock, { server: true });
-  const demo = config.seedDemo ? await seedDemoIfEmpty(ctx.db, ctx.now()) : undefined;
-  // Logs are buffered (4 KiB, flushed every second and at exit): one write per many lines. A write
-  // per request line was half the CPU of a metadata GET (docs/performance.md).
-  const logStream = pino.destination({ dest: 1, minLength: 4096, sync: false, periodicFlush: 1000 });
-  const app = await createApp(ctx, { logStream });
-  const jobs = [startKeySync(ctx.storage, ctx.keys, app.log), startPruneSchedule(ctx, app.log)];
-  const metricsServer =
-    config.metricsPort === undefined ? undefined : await startMetricsServer(config.host, config.metricsPort);
-  installGracefulShutdown({ app, ctx, jobs, metricsServer });
-  await app.listen({ host: config.host, port: config.port });
-  if (demo) {
-    // Shown once on the terminal, never logged: the operator needs it to sign in the first time.
-    process.stdout.write(
-      `\nDemo school seeded. Sign in at ${config.issuer} as\n  email:    ${demo.email}\n  password: ${demo.password}\n(shown once; change it with: schoolauth account reset-password --email ${demo.email} --password-stdin)\n\n`,
-    );
-  }
-}
-
-main().catch((error: unknown) => {
   process.stderr.write(
     `schoolauth: failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
   );
   process.exit(1);
-});
+}
+
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (error) {
+  fail(error);
+}
+const { serve } = await import('./serve.js');
+await serve(config).catch(fail);

@@ -18,6 +18,11 @@ let count = 0;
 export function requestId(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];
   if (typeof given === 'string' && GIVEN.test(given)) return given;
+  return newRequestId();
+}
+
+/** A generated id, for an answer written without a parsed request (client-error.ts). */
+export function newRequestId(): string {
   count += 1;
   return `${PREFIX}-${count.toString(36)}`;
 }

@@ -6,10 +6,11 @@
 import AjvModule, { type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
+import { urlFormats } from './api/url-fields.js';
 
 const Ajv = AjvModule.default;
 
-function makeAjv(coerceTypes: boolean): InstanceType<typeof Ajv> {
+function makeAjv(coerceTypes: boolean, allowHttpUrls: boolean): InstanceType<typeof Ajv> {
   const options: Options = {
     coerceTypes,
     useDefaults: true,
@@ -19,12 +20,19 @@ function makeAjv(coerceTypes: boolean): InstanceType<typeof Ajv> {
   };
   const ajv = new Ajv(options);
   addFormats.default(ajv);
+  for (const [name, validate] of Object.entries(urlFormats(allowHttpUrls))) {
+    ajv.addFormat(name, { type: 'string', validate });
+  }
   return ajv;
 }
 
-export function installValidation(app: FastifyInstance): void {
-  const strict = makeAjv(false);
-  const coercing = makeAjv(true);
+/**
+ * `allowHttpUrls`: the issuer itself is http (only ever on a loopback host), so URL fields accept
+ * http as well as https (url-fields.ts) — local upload URLs are http there.
+ */
+export function installValidation(app: FastifyInstance, allowHttpUrls: boolean): void {
+  const strict = makeAjv(false, allowHttpUrls);
+  const coercing = makeAjv(true, allowHttpUrls);
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === 'body' ? strict : coercing).compile(schema as object),
   );

@@ -54,6 +54,35 @@ if (existsSync(chromium)) {
   );
 }
 
+// Debian-packaged OAuth clients driven by test/interop/debian-*.test.ts (issue 20): each package
+// and a file it installs. The suites read SCHOOLAUTH_TEST_DEBIAN_CLIENTS (the installed ones).
+const debianClients = [
+  ['python3-authlib', '/usr/lib/python3/dist-packages/authlib/__init__.py'],
+  ['python3-requests-oauthlib', '/usr/lib/python3/dist-packages/requests_oauthlib/__init__.py'],
+  ['golang-go', '/usr/bin/go'],
+  ['golang-golang-x-oauth2-dev', '/usr/share/gocode/src/golang.org/x/oauth2/oauth2.go'],
+  ['golang-github-coreos-go-oidc-dev', '/usr/share/gocode/src/github.com/coreos/go-oidc/oidc.go'],
+  ['oidc-agent-cli', '/usr/bin/oidc-agent'],
+  ['git-credential-oauth', '/usr/bin/git-credential-oauth'],
+  ['git', '/usr/bin/git'],
+  ['apache2', '/usr/sbin/apache2'],
+  ['libapache2-mod-auth-openidc', '/usr/lib/apache2/modules/mod_auth_openidc.so'],
+  ['libapache2-mod-oauth2', '/usr/lib/apache2/modules/mod_oauth2.so'],
+];
+const absentClients = debianClients.filter(([, file]) => !existsSync(file)).map(([name]) => name);
+env.SCHOOLAUTH_TEST_DEBIAN_CLIENTS = debianClients
+  .map(([name]) => name)
+  .filter((name) => !absentClients.includes(name))
+  .join(' ');
+if (absentClients.length > 0 && ci) {
+  console.error(`CI=true but these Debian packages are missing: apt-get install ${absentClients.join(' ')}`);
+  process.exit(1);
+} else if (absentClients.length > 0) {
+  console.log(
+    `Debian client interop suites skip what needs: ${absentClients.join(' ')} (apt-get install them)`,
+  );
+}
+
 const args = process.argv.slice(2);
 const files = args.length > 0 ? args : findTests(join(root, 'test')).sort();
 const child = spawn(

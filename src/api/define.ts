@@ -10,6 +10,7 @@ import type { Role } from '../storage/schema.js';
 export type FieldKind =
   | 'string'
   | 'text'
+  | 'url'
   | 'email'
   | 'integer'
   | 'boolean'
@@ -32,6 +33,8 @@ export interface FieldSpec {
   readonly maximum?: number;
   readonly maxLength?: number;
   readonly pattern?: string;
+  /** For kinds `string` and `text`: a JSON Schema format, e.g. url-fields.ts `text-or-https-url`. */
+  readonly format?: string;
   /** For kind `json`: the JSON schema of the value. */
   readonly schema?: TSchema;
   /** For kind `ref`: the table whose row (in the same school) the id names. */
@@ -83,6 +86,8 @@ function make(kind: FieldKind) {
 export const field = {
   string: make('string'),
   text: make('text'),
+  /** A link or file a page may load (url-fields.ts): an absolute https URL, or "" for none. */
+  url: make('url'),
   email: make('email'),
   integer: make('integer'),
   boolean: make('boolean'),

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { AppContext } from '../context.js';
-import { apiRateLimit } from '../rate-limit/endpoint-limits.js';
+import type { EndpointLimits } from '../rate-limit/endpoint-limits.js';
 import { installGuard } from '../resource-server/guard.js';
 import type { Access } from '../resource-server/principal.js';
 import { accountRoutes } from './account.js';
@@ -39,10 +39,9 @@ function documentAccess(route: RouteOptions, access: Access): void {
   response[404] ??= errorResponse('No such school or item (`not_found`)');
 }
 
-async function v1(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  // RATE_LIMIT_API per access token (per IP when anonymous), before the token is judged.
-  for (const limit of apiRateLimit(ctx)) app.addHook('onRequest', limit);
-  installGuard(app, ctx);
+async function v1(app: FastifyInstance, ctx: AppContext, limits: Pick<EndpointLimits, 'api'>): Promise<void> {
+  // RATE_LIMIT_API per valid access token (per IP otherwise), counted as the guard judges it.
+  installGuard(app, ctx, limits.api);
   app.addHook('onRoute', (route) => {
     if (route.config?.access && route.method !== 'HEAD') documentAccess(route, route.config.access);
   });
@@ -53,7 +52,11 @@ async function v1(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await uploadRoutes(app, ctx);
 }
 
-export async function apiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  await app.register(async (scope) => v1(scope, ctx), { prefix: API_PREFIX });
+export async function apiRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  limits: Pick<EndpointLimits, 'api'>,
+): Promise<void> {
+  await app.register(async (scope) => v1(scope, ctx, limits), { prefix: API_PREFIX });
   await app.register(async (scope) => uploadFileRoute(scope, ctx));
 }

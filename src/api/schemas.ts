@@ -5,6 +5,7 @@
  */
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { FamilyDefinition, FieldSpec } from './define.js';
+import { httpsUrlSchema } from './url-fields.js';
 
 /** PostgreSQL `integer` is 32-bit; keep every number inside it. */
 const INT_MAX = 2_000_000_000;
@@ -18,9 +19,16 @@ function baseSchema(f: FieldSpec): TSchema {
         minLength: f.required ? 1 : 0,
         maxLength: f.maxLength ?? 1000,
         ...(f.pattern ? { pattern: f.pattern } : {}),
+        ...(f.format ? { format: f.format } : {}),
       });
     case 'text':
-      return Type.String({ ...doc, maxLength: f.maxLength ?? 100_000 });
+      return Type.String({
+        ...doc,
+        maxLength: f.maxLength ?? 100_000,
+        ...(f.format ? { format: f.format } : {}),
+      });
+    case 'url':
+      return httpsUrlSchema(f.description);
     case 'email':
       return Type.String({ ...doc, format: 'email', maxLength: 320 });
     case 'integer':

@@ -12,6 +12,7 @@ import type { School } from '../storage/schema.js';
 import { decodeSlugCursor, isoTime, slugCursor } from './codec.js';
 import { listQuerySchema, schoolParam } from './schemas.js';
 import { loadSchool, requireRead, requireWrite, type SchoolAccess } from './school-access.js';
+import { httpsUrlSchema } from './url-fields.js';
 
 const params = Type.Object({ school: schoolParam });
 
@@ -29,7 +30,7 @@ const appearanceSchema = Type.Object(
   {
     primary_color: Type.String({ pattern: '^#[0-9a-fA-F]{6}$', examples: ['#1f6feb'] }),
     theme: Type.String({ enum: ['light', 'dark'] }),
-    logo_url: Type.String({ maxLength: 2000, description: 'Logo image URL (e.g. a storage upload URL)' }),
+    logo_url: httpsUrlSchema('Logo image URL (e.g. a storage upload URL)'),
     font: Type.String({ maxLength: 100, examples: ['Inter'] }),
   },
   { additionalProperties: false },

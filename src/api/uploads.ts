@@ -13,6 +13,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError, badRequest, notFound, WireError } from '../errors.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../storage/private-files.js';
 import { isoTime, newId } from './codec.js';
 import { errorSchema, schoolParam } from './schemas.js';
 import { loadSchool, requireWrite } from './school-access.js';
@@ -114,10 +115,12 @@ async function uploadRoute(app: FastifyInstance, ctx: AppContext): Promise<void>
       if (part?.fieldname !== 'file')
         throw badRequest('field "file" is missing; send the file in a multipart part named "file"');
       const id = newId('upl');
-      await mkdir(uploadDir(ctx), { recursive: true });
+      // Private to the service's user, like the database (src/storage/private-files.ts).
+      await mkdir(uploadDir(ctx), { recursive: true, mode: PRIVATE_DIR_MODE });
       const path = join(uploadDir(ctx), id);
       try {
-        await readUploadPart(() => pipeline(part.file, createWriteStream(path)));
+        const file = createWriteStream(path, { flags: 'wx', mode: PRIVATE_FILE_MODE });
+        await readUploadPart(() => pipeline(part.file, file));
         if (part.file.truncated) throw tooLarge(ctx.config.uploadMaxBytes);
       } catch (error) {
         await rm(path, { force: true });

@@ -6,6 +6,7 @@
 import { bootstrap } from '../bootstrap.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { AppContext } from '../context.js';
+import { newDatabaseWarning } from '../ops/start-up-warnings.js';
 import { type CliIo, type Command, parseOptions, UsageError, usageLine } from './command.js';
 import { COMMANDS } from './registry.js';
 
@@ -47,7 +48,10 @@ export async function runCli(
     }
     const args = parseOptions(command, rest);
     const config = loadConfig(env);
-    ctx = await bootstrap(config, now);
+    const started = await bootstrap(config, now);
+    ctx = started;
+    const created = newDatabaseWarning(started);
+    if (created) io.stderr(`schoolauth: ${created.message}\n`);
     await command.run(ctx, args as never, io);
     return 0;
   } catch (error) {

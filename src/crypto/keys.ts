@@ -6,6 +6,7 @@
 import { createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Kysely } from 'kysely';
+import { withExclusiveLock } from '../ops/instance-lock.js';
 import type { Database, SigningKeyRow } from '../storage/schema.js';
 import { insertKey, listPublishedKeys, retireOtherKeys } from '../storage/signing-keys.repository.js';
 import { inTransaction } from '../storage/transaction.js';
@@ -100,10 +101,9 @@ export class KeyStore {
   private async load(): Promise<Snapshot> {
     let rows = await listPublishedKeys(this.db, this.options.now());
     if (!rows.some((r) => r.retired_at === null)) {
-      await insertKey(this.db, await newKeyRow(this.options));
+      await this.createFirstKey();
       rows = await listPublishedKeys(this.db, this.options.now());
     }
-    // Two instances starting at once may both create a key: the newest signs, both are published.
     const active = rows.find((r) => r.retired_at === null)!;
     const key = createPrivateKey({
       key: JSON.parse(openPrivateKey(active.private_jwk, this.options.keyEncryptionSecret)) as JsonWebKey,
@@ -115,6 +115,17 @@ export class KeyStore {
       jwksBody: Buffer.from(JSON.stringify({ keys })),
       kids: rows.map((r) => r.kid),
     };
+  }
+
+  /**
+   * The first signing key, created by exactly one of several instances starting at once on one
+   * database: under a lock, and only if none has appeared meanwhile.
+   */
+  private async createFirstKey(): Promise<void> {
+    await withExclusiveLock(this.db, 'first-signing-key', async (db) => {
+      const rows = await listPublishedKeys(db, this.options.now());
+      if (!rows.some((r) => r.retired_at === null)) await insertKey(db, await newKeyRow(this.options));
+    });
   }
 
   private current(): Snapshot {

@@ -10,7 +10,7 @@
  * commit (docs/performance.md 23). The stamp says only when the token was issued, which its
  * holder knows and the row's created_at holds anyway.
  */
-import { createHmac, hash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { randomBase64url } from './random.js';
 
 export const TOKEN_PREFIX = {
@@ -57,32 +57,13 @@ export function hashSecret(value: string): string {
   return STAMPED.test(value) ? value.slice(PREFIX_LENGTH, PREFIX_LENGTH + STAMP_LENGTH) + digest : digest;
 }
 
-function secret(kind: TokenKind, issuedAtMs: number, random: string): MintedSecret {
-  const value = TOKEN_PREFIX[kind] + stamp(issuedAtMs) + random;
-  return { value, hash: hashSecret(value) };
-}
-
-export function mintSecret(kind: TokenKind): MintedSecret {
-  return secret(kind, Date.now(), randomBase64url(32));
-}
-
 /**
- * A secret derived from another secret: unpredictable without the parent, and the same every time
- * for the same parent, label and time of issue. Refresh rotation uses it (with the rotation's
- * time) so a repeat inside the grace window can answer the same pair while the server still
- * stores only hashes.
+ * A new secret: fresh CSPRNG output (256 bits) behind its prefix and stamp. Every secret this
+ * server issues comes from here, never from another secret (issue 19).
  */
-export function deriveSecret(
-  kind: TokenKind,
-  parent: string,
-  label: string,
-  issuedAtMs: number,
-): MintedSecret {
-  return secret(
-    kind,
-    issuedAtMs,
-    createHmac('sha256', parent).update(`schoolauth:${label}`).digest('base64url'),
-  );
+export function mintSecret(kind: TokenKind): MintedSecret {
+  const value = TOKEN_PREFIX[kind] + stamp(Date.now()) + randomBase64url(32);
+  return { value, hash: hashSecret(value) };
 }
 
 /** Constant-time comparison of two strings (hash both so lengths never leak). */

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { createAccount } from '../accounts/accounts.js';
+import { withExclusiveLock } from '../ops/instance-lock.js';
 import { countAccounts } from '../storage/accounts.repository.js';
 import type { Database } from '../storage/schema.js';
 import { seedDemoContent } from './content.js';
@@ -20,20 +21,25 @@ export interface DemoSeed {
   readonly accountId: string;
 }
 
-/** Seeds the demo school when the database has no account yet; returns what was created. */
-export async function seedDemoIfEmpty(db: Kysely<Database>, now: number): Promise<DemoSeed | undefined> {
-  if ((await countAccounts(db)) > 0) return undefined;
-  const password = randomBytes(12).toString('base64url');
-  const { account, school } = await createAccount(
-    db,
-    { email: DEMO_OWNER_EMAIL, name: 'Demo Owner', password, school: DEMO_SCHOOL },
-    now,
-  );
-  await db
-    .updateTable('schools')
-    .set({ name: 'Demo School', description: 'A school seeded on first start to try schoolauth.' })
-    .where('id', '=', school.id)
-    .execute();
-  await seedDemoContent(db, school.id, now);
-  return { email: account.email, password, schoolId: school.id, accountId: account.id };
+/**
+ * Seeds the demo school when the database has no account yet; returns what was created. Under a
+ * lock: of several instances starting at once on one new database, exactly one seeds it.
+ */
+export function seedDemoIfEmpty(db: Kysely<Database>, now: number): Promise<DemoSeed | undefined> {
+  return withExclusiveLock(db, 'demo-seed', async (conn) => {
+    if ((await countAccounts(conn)) > 0) return undefined;
+    const password = randomBytes(12).toString('base64url');
+    const { account, school } = await createAccount(
+      conn,
+      { email: DEMO_OWNER_EMAIL, name: 'Demo Owner', password, school: DEMO_SCHOOL },
+      now,
+    );
+    await conn
+      .updateTable('schools')
+      .set({ name: 'Demo School', description: 'A school seeded on first start to try schoolauth.' })
+      .where('id', '=', school.id)
+      .execute();
+    await seedDemoContent(conn, school.id, now);
+    return { email: account.email, password, schoolId: school.id, accountId: account.id };
+  });
 }

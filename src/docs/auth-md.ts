@@ -61,8 +61,22 @@ Keep the \`client_id\` of the answer:
 CLIENT_ID='<CLIENT_ID>'
 \`\`\`
 
-(\`token_endpoint_auth_method\` \`client_secret_post\` registers a confidential client instead; it
-then sends its \`client_secret\` in the body of every token request.)
+The redirect URI may leave out the port (any port is accepted at step 4, RFC 8252 §7.3) and the
+path: \`http://127.0.0.1:8765\` and \`http://127.0.0.1\` stand for the same URI with \`/\`
+(RFC 3986 §6.2.3).
+
+\`token_endpoint_auth_method\` \`none\` (the default) registers a public client, which sends only
+its \`client_id\`. \`client_secret_basic\` or \`client_secret_post\` registers a confidential client
+instead: the answer carries its \`client_secret\` (shown once), and every token, revocation and
+introspection request authenticates it in one of two ways, whichever it registered:
+
+- HTTP Basic (\`client_secret_basic\`, RFC 6749 §2.3.1): \`client_id\` and \`client_secret\`, each
+  form-urlencoded, joined by \`:\` and base64-encoded — with curl,
+  \`-u "$CLIENT_ID:$CLIENT_SECRET"\` instead of \`--data-urlencode "client_id=$CLIENT_ID"\` (the values
+  issued here contain nothing that form-urlencoding changes);
+- the form body (\`client_secret_post\`): \`client_secret\` beside \`client_id\`.
+
+Never both in one request (400 \`invalid_request\`).
 
 ### Or: a Client ID Metadata Document
 
@@ -116,7 +130,15 @@ CODE='<CODE>'
 \`\`\`
 
 Request any of the scopes in \`scopes_supported\`; \`/openapi.json\` says which one each API
-operation needs. The code is single-use and short-lived.
+operation needs. \`offline_access\` (OIDC Core §11) may be added and is ignored: every
+authorization gets a refresh token, and the granted \`scope\` leaves it out. The code is
+single-use and short-lived.
+
+A public client (no \`client_secret\`, like this one) is shown the consent page on every
+authorization, also when the person allowed it before, and \`prompt=none\` answers
+\`consent_required\` (RFC 8252 §8.6: any program on the computer could otherwise claim its
+\`client_id\` and loopback redirect). Keep access with the refresh token instead of authorizing
+again.
 
 ## 5. Exchange the code for tokens
 

@@ -21,6 +21,12 @@ export async function registerOpenApi(app: FastifyInstance, ctx: AppContext): Pr
       servers: [{ url: issuer }],
       components: {
         securitySchemes: {
+          clientSecretBasic: {
+            type: 'http',
+            scheme: 'basic',
+            description:
+              'Client authentication (client_secret_basic, RFC 6749 §2.3.1): user-id client_id, password client_secret, each form-urlencoded. A confidential client may send client_secret in the form body instead; a public client sends only client_id.',
+          },
           oauth2: {
             type: 'oauth2',
             description:

@@ -1,72 +1,130 @@
 /**
  * Client authentication at the token, revocation and introspection endpoints (RFC 6749 §2.3,
- * §3.2.1). Two methods exist (SPEC §4): `none` (public clients identify themselves with
- * `client_id`) and `client_secret_post` (confidential clients add `client_secret` in the body).
+ * §3.2.1). Three methods (SPEC §4): `none` (a public client identifies itself with `client_id`),
+ * `client_secret_basic` (HTTP Basic, an RFC 6749 §2.3.1 MUST) and `client_secret_post` (the
+ * secret in the body). A confidential client may use either secret method, one per request.
  */
 import type { AppContext } from '../context.js';
 import { hashSecret, safeEqual } from '../crypto/tokens.js';
 import { OAuthError } from '../errors.js';
 import { findClient } from '../storage/clients.repository.js';
 import type { Client } from '../storage/schema.js';
+import { CLIENT_AUTH_HINT, parseBasicAuthorization } from './basic-auth.js';
 import { isBlockedMetadataClient } from './client-id-metadata/blocked.js';
 import { isClientIdUrl } from './client-id-metadata/client-id-url.js';
 
 export interface ClientCredentials {
   readonly clientId: string | undefined;
   readonly clientSecret: string | undefined;
-  /** The request's Authorization header: no method here uses it. */
+  /** The request's Authorization header (HTTP Basic client credentials), when sent. */
   readonly authorization: string | undefined;
 }
 
-/**
- * RFC 6749 §5.2: invalid_client answers 401. The WWW-Authenticate header is required only when
- * the client tried the Authorization header, and then names the scheme it used.
- */
-function invalidClient(description: string, attemptedScheme?: string): OAuthError {
-  const headers: Record<string, string> = attemptedScheme
-    ? { 'www-authenticate': `${attemptedScheme} realm="schoolauth"` }
-    : {};
-  return new OAuthError('invalid_client', description, 401, headers);
+/** What the request presents: a secret from the Basic header or the body, or none at all. */
+interface Presented {
+  readonly viaHeader: boolean;
+  readonly clientId: string | undefined;
+  /** The Basic password ('' when empty) or the body's client_secret. */
+  readonly secret: string | undefined;
 }
 
-const BODY_HINT = 'send client_id (and, for a confidential client, client_secret) in the form body';
+const CHALLENGE = { 'www-authenticate': 'Basic realm="schoolauth"' };
 
-/** Authenticates the calling client or throws 401 invalid_client. */
+/**
+ * RFC 6749 §5.2: invalid_client answers 401; when the client tried the Authorization header the
+ * answer carries WWW-Authenticate (always the Basic challenge: the one scheme accepted here).
+ */
+function invalidClient(description: string, viaHeader: boolean): OAuthError {
+  return new OAuthError('invalid_client', description, 401, viaHeader ? CHALLENGE : {});
+}
+
+/** RFC 6749 §2.3: "The client MUST NOT use more than one authentication method in each request." */
+function fromHeader(credentials: ClientCredentials, header: string): Presented {
+  const basic = parseBasicAuthorization(header);
+  if (basic.kind === 'malformed') throw invalidClient(basic.description, true);
+  if (credentials.clientSecret !== undefined) {
+    throw new OAuthError(
+      'invalid_request',
+      'the request authenticates twice (HTTP Basic and client_secret in the body); use one method: drop client_secret from the body, or the Authorization header (RFC 6749 §2.3)',
+    );
+  }
+  if (credentials.clientId !== undefined && credentials.clientId !== basic.clientId) {
+    throw new OAuthError(
+      'invalid_request',
+      'client_id in the body differs from the client_id of the Authorization header; send one client_id (or leave it out of the body)',
+    );
+  }
+  return { viaHeader: true, clientId: basic.clientId, secret: basic.clientSecret };
+}
+
+function presented(credentials: ClientCredentials): Presented {
+  if (credentials.authorization !== undefined) return fromHeader(credentials, credentials.authorization);
+  return { viaHeader: false, clientId: credentials.clientId, secret: credentials.clientSecret };
+}
+
+/**
+ * A public client has no secret: it sends none, or HTTP Basic with an empty password (what
+ * requests-oauthlib and x/oauth2 send for a client without a secret — it identifies, like
+ * client_id in the body).
+ */
+function checkPublic(given: Presented): void {
+  if (given.secret === undefined || (given.viaHeader && given.secret === '')) return;
+  throw invalidClient(
+    given.viaHeader
+      ? 'this client is public (token_endpoint_auth_method "none"); send an empty Basic password, or client_id in the form body'
+      : 'this client is public (token_endpoint_auth_method "none"); do not send client_secret',
+    given.viaHeader,
+  );
+}
+
+function checkSecret(client: Client, given: Presented): void {
+  if (given.secret === undefined || given.secret === '') {
+    throw invalidClient(
+      'this client is confidential; send its client_secret as the Basic password (client_secret_basic) or in the form body (client_secret_post)',
+      given.viaHeader,
+    );
+  }
+  // Constant time: the stored value is the SHA-256 of the issued secret (SPEC §9).
+  if (client.secret_hash === null || !safeEqual(hashSecret(given.secret), client.secret_hash)) {
+    throw invalidClient('client authentication failed: the client_secret is wrong', given.viaHeader);
+  }
+}
+
+/**
+ * Authenticates the calling client or throws 401 invalid_client (400 invalid_request for two
+ * methods). `looked` sees who is asking before any secret is checked: the client when it is known
+ * and enabled, else undefined (none named, unknown, or credentials that cannot be read). The token
+ * endpoint counts its rate limit there.
+ */
 export async function authenticateClient(
   ctx: Pick<AppContext, 'db'>,
   credentials: ClientCredentials,
+  looked?: (client: Client | undefined) => void,
 ): Promise<Client> {
-  if (credentials.authorization !== undefined) {
-    const scheme = /^\s*([A-Za-z][A-Za-z0-9_-]*)/.exec(credentials.authorization)?.[1] ?? 'Basic';
-    throw invalidClient(
-      `this server does not accept client authentication in the Authorization header; ${BODY_HINT} (token_endpoint_auth_methods_supported: none, client_secret_post)`,
-      scheme,
-    );
+  let given: Presented;
+  try {
+    given = presented(credentials);
+  } catch (error) {
+    looked?.(undefined);
+    throw error;
   }
-  const { clientId, clientSecret } = credentials;
-  if (clientId === undefined) throw invalidClient(`client_id is missing; ${BODY_HINT}`);
-  const client = await findClient(ctx.db, clientId);
-  if (!client || client.disabled === 1 || (await isBlockedMetadataClient(ctx.db, client))) {
+  if (given.clientId === undefined) {
+    looked?.(undefined);
+    throw invalidClient(`client_id is missing; ${CLIENT_AUTH_HINT}`, false);
+  }
+  const found = await findClient(ctx.db, given.clientId);
+  const usable = found && found.disabled !== 1 && !(await isBlockedMetadataClient(ctx.db, found));
+  const client = usable ? found : undefined;
+  looked?.(client);
+  if (!client) {
     throw invalidClient(
-      isClientIdUrl(clientId)
+      isClientIdUrl(given.clientId)
         ? 'no valid metadata document is known for this client_id URL, or it was disabled or blocked; start with an authorization request, where the document is fetched and checked (SPEC §5a)'
         : 'the client is not known or disabled; register the client again',
+      given.viaHeader,
     );
   }
-  if (client.token_endpoint_auth_method === 'none') {
-    // RFC 6749 §2.3: one authentication method per request; a public client has no secret.
-    if (clientSecret !== undefined) {
-      throw invalidClient(
-        'this client is public (token_endpoint_auth_method "none"); do not send client_secret',
-      );
-    }
-    return client;
-  }
-  if (clientSecret === undefined) {
-    throw invalidClient('this client is confidential; send its client_secret in the form body');
-  }
-  if (client.secret_hash === null || !safeEqual(hashSecret(clientSecret), client.secret_hash)) {
-    throw invalidClient('client authentication failed: the client_secret is wrong');
-  }
+  if (client.token_endpoint_auth_method === 'none') checkPublic(given);
+  else checkSecret(client, given);
   return client;
 }

@@ -7,7 +7,8 @@ import { registrationRedirectUriProblem } from './redirect-uri.js';
 import { parseScope } from './scopes.js';
 
 export const MAX_REDIRECT_URIS = 10;
-export const AUTH_METHODS = ['none', 'client_secret_post'] as const;
+/** `none`: public; the two secret methods: confidential, and either may be used (SPEC §5). */
+export const AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
 export const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 export const APPLICATION_TYPES = ['native', 'web'] as const;
 
@@ -153,7 +154,7 @@ export function validateRegistration(
   const authMethod = (body.token_endpoint_auth_method ?? 'none') as AuthMethod;
   if (!AUTH_METHODS.includes(authMethod)) {
     throw metadataError(
-      `token_endpoint_auth_method ${JSON.stringify(authMethod)} is not supported; send "none" (public client) or "client_secret_post" (confidential client)`,
+      `token_endpoint_auth_method ${JSON.stringify(authMethod)} is not supported; send "none" (public client), "client_secret_basic" or "client_secret_post" (confidential client)`,
     );
   }
   const applicationType = (body.application_type ?? 'native') as ClientMetadata['applicationType'];

@@ -40,7 +40,8 @@ export const CLAIMS_SUPPORTED = [
   'email_verified',
 ] as const;
 
-const CLIENT_AUTH_METHODS = ['none', 'client_secret_post'];
+// RFC 6749 §2.3.1: HTTP Basic is a MUST for clients issued a secret; the body is allowed too.
+const CLIENT_AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'];
 
 /**
  * RFC 8414 metadata. `client_id_metadata_document_supported` says whether https client_id URLs are

@@ -17,7 +17,7 @@ import { PATHS } from './discovery.js';
 import { clientCredentials, oauthFormErrorHandler, param, requireForm } from './form-request.js';
 import { TokenLookupBody, type TokenLookupParams } from './revoke.js';
 import { required } from './token/params.js';
-import { NO_STORE, OAuthErrorBody } from './wire-schemas.js';
+import { CLIENT_AUTH_SECURITY, NO_STORE, OAuthErrorBody } from './wire-schemas.js';
 
 const IntrospectionResponse = Type.Object({
   active: Type.Boolean(),
@@ -109,6 +109,7 @@ export async function introspectRoutes(app: FastifyInstance, ctx: AppContext): P
       schema: {
         tags: ['oauth'],
         summary: 'Introspect a token issued to the calling client (RFC 7662)',
+        security: CLIENT_AUTH_SECURITY,
         consumes: ['application/x-www-form-urlencoded'],
         body: TokenLookupBody,
         response: { 200: IntrospectionResponse, 400: OAuthErrorBody, 401: OAuthErrorBody },

@@ -19,6 +19,28 @@ export function isValidCodeVerifier(verifier: string): boolean {
   return VERIFIER.test(verifier);
 }
 
+const VERIFIER_RULE =
+  'RFC 7636 §4.1 allows 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (base64url without padding)';
+
+/**
+ * What is wrong with a verifier's syntax (RFC 7636 §4.1), or undefined when it is well formed:
+ * its length, or the characters it may not contain (git-credential-oauth 0.4.2 sends padded
+ * standard base64, with "=", "+" and "/").
+ */
+export function codeVerifierProblem(verifier: string): string | undefined {
+  if (isValidCodeVerifier(verifier)) return undefined;
+  const forbidden = [...new Set(verifier.replace(/[A-Za-z0-9\-._~]/g, ''))];
+  const shown = forbidden
+    .slice(0, 8)
+    .map((c) => JSON.stringify(c))
+    .join(', ');
+  const what =
+    forbidden.length > 0
+      ? `contains characters a verifier may not have (${shown})`
+      : `is ${verifier.length} characters long`;
+  return `code_verifier ${what}; ${VERIFIER_RULE}`;
+}
+
 /** The S256 challenge of a verifier (RFC 7636 §4.2). */
 export function s256(verifier: string): string {
   // The verifier is ASCII by its syntax (checked first), so its UTF-8 bytes are its ASCII bytes.

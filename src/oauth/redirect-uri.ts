@@ -2,7 +2,8 @@
  * Redirect URI policy. Self-registration (RFC 7591) is open only to native clients that receive
  * the response on a loopback address (RFC 8252 §7.3, §8.3); every other redirect URI needs a
  * registered integration arranged with the operator. Matching at the authorization endpoint is
- * exact, except that a loopback redirect URI may use any port (RFC 8252 §7.3).
+ * exact, except that a loopback redirect URI may use any port (RFC 8252 §7.3) and an empty path
+ * equals "/" (RFC 3986 §6.2.3).
  */
 
 /** An http URI split into host, optional port and the rest (path and query), as written. */
@@ -20,10 +21,17 @@ const PATH = /^(?:\/[A-Za-z0-9\-._~!$&'()*+,;=:@]*)+$/;
 // RFC 3986 query, percent-encoding allowed (a client may carry its own parameters).
 const QUERY = /^\?(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*$/;
 
+/** Splits an http URI; an empty path reads as "/" (RFC 3986 §6.2.3), so `rest` starts with "/". */
 function splitHttp(uri: string): LoopbackParts | undefined {
   const match = HTTP_PARTS.exec(uri);
   if (!match) return undefined;
-  return { host: match[1]!, port: match[2], rest: match[3] ?? '' };
+  const rest = match[3] ?? '';
+  return { host: match[1]!, port: match[2], rest: rest.startsWith('/') ? rest : `/${rest}` };
+}
+
+/** The URI the parts spell, with the path "/" where it was empty (the form URL parsers serialise). */
+function rootPathForm(parts: LoopbackParts): string {
+  return `http://${parts.host}${parts.port === undefined ? '' : `:${parts.port}`}${parts.rest}`;
 }
 
 function acceptedForms(loopbackHosts: readonly string[]): string {
@@ -71,7 +79,6 @@ function pathProblem(parts: LoopbackParts): string | undefined {
   const queryStart = parts.rest.indexOf('?');
   const path = queryStart === -1 ? parts.rest : parts.rest.slice(0, queryStart);
   const query = queryStart === -1 ? '' : parts.rest.slice(queryStart);
-  if (path === '') return 'has no path; write at least "/" after the host and port';
   if (!PATH.test(path)) {
     return 'has a path with characters that must not appear literally or percent-encoded; use letters, digits and - . _ ~ /';
   }
@@ -93,17 +100,22 @@ function uriProblem(uri: string, loopbackHosts: readonly string[]): string | und
   if (authority) return authority;
   const canonical = canonicalForm(uri);
   if (canonical === undefined) return 'is not a valid URI';
-  const path = pathProblem(splitHttp(uri)!);
+  const parts = splitHttp(uri)!;
+  const path = pathProblem(parts);
   if (path) return path;
-  if (canonical !== uri) return `is not in canonical form; register ${JSON.stringify(canonical)} instead`;
+  // A path-less URI is the same URI with "/" (RFC 3986 §6.2.3): oidc-agent and
+  // git-credential-oauth register `http://localhost:4242` and `http://127.0.0.1`.
+  if (canonical !== rootPathForm(parts)) {
+    return `is not in canonical form; register ${JSON.stringify(canonical)} instead`;
+  }
   return undefined;
 }
 
 /**
  * Why a redirect URI cannot be self-registered, or undefined when it is accepted. Accepted:
- * `http://<loopback host>[:<port>]/<path>[?<query>]` in canonical form, for a configured loopback
- * host. The port may be left out: RFC 8252 §7.3 has the client pick a port at request time, and
- * any port matches later anyway (docs/decisions.md).
+ * `http://<loopback host>[:<port>][/<path>][?<query>]` in canonical form (an empty path standing
+ * for "/"), for a configured loopback host. The port may be left out: RFC 8252 §7.3 has the
+ * client pick a port at request time, and any port matches later anyway (docs/decisions.md).
  */
 export function registrationRedirectUriProblem(
   uri: string,
@@ -131,8 +143,9 @@ function isLoopbackHost(host: string): boolean {
 /**
  * The registered redirect URI the requested one matches, or undefined. Integrations match by exact
  * string comparison (RFC 6749 §3.1.2.3, OAuth 2.1 §4.1.3). For self-registered loopback URIs the
- * port is ignored (RFC 8252 §7.3: native apps bind an ephemeral port at request time); scheme,
- * host, path and query must still match exactly.
+ * port is ignored (RFC 8252 §7.3: native apps bind an ephemeral port at request time) and an
+ * empty path equals "/" (RFC 3986 §6.2.3); scheme, host, path and query must still match exactly.
+ * The caller redirects to the requested URI, not to the registered one it matched.
  */
 export function matchRedirectUri(
   requested: string,
@@ -142,7 +155,8 @@ export function matchRedirectUri(
   const exact = registered.find((uri) => uri === requested);
   if (exact !== undefined || kind === 'integration') return exact;
   const parts = splitHttp(requested);
-  if (!parts || !isLoopbackHost(parts.host) || canonicalForm(requested) !== requested) return undefined;
+  if (!parts || !isLoopbackHost(parts.host) || canonicalForm(requested) !== rootPathForm(parts))
+    return undefined;
   if (requested.includes('#') || /\s/.test(requested)) return undefined;
   if (parts.port !== undefined && Number(parts.port) > 65535) return undefined;
   return registered.find((uri) => {

@@ -7,9 +7,10 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { recordAudit } from '../audit/audit.js';
 import type { AppContext } from '../context.js';
 import { mintSecret, randomId } from '../crypto/tokens.js';
+import { DISPLAY_TEXT_PATTERN } from '../display-text.js';
 import { sendWireError, toWireError } from '../error-handler.js';
 import { OAuthError, WireError } from '../errors.js';
-import { registrationRateLimit } from '../rate-limit/endpoint-limits.js';
+import type { EndpointLimits } from '../rate-limit/endpoint-limits.js';
 import { insertClient } from '../storage/clients.repository.js';
 import type { Client } from '../storage/schema.js';
 import { inTransaction } from '../storage/transaction.js';
@@ -22,8 +23,9 @@ import {
 import { PATHS } from './discovery.js';
 import { NO_STORE, OAuthErrorBody } from './wire-schemas.js';
 
+// Every string of the metadata may be shown to a person (consent, Connected apps, client list).
 const Text = (description: string, maxLength = 2000) =>
-  Type.String({ description, maxLength, pattern: '^[^\\u0000-\\u001f\\u007f]*$' });
+  Type.String({ description, maxLength, pattern: DISPLAY_TEXT_PATTERN });
 const Uri = (description: string) => Text(description);
 
 const RegistrationBody = Type.Object(
@@ -38,7 +40,8 @@ const RegistrationBody = Type.Object(
     application_type: Type.Optional(Type.String({ description: '"native" (default) for loopback clients' })),
     token_endpoint_auth_method: Type.Optional(
       Type.String({
-        description: '"none" (public client, default) or "client_secret_post" (confidential client)',
+        description:
+          '"none" (public client, default), "client_secret_basic" or "client_secret_post" (confidential client: a client_secret is issued, usable with either method)',
       }),
     ),
     grant_types: Type.Optional(
@@ -62,7 +65,9 @@ const RegistrationResponse = Type.Object(
   {
     client_id: Type.String(),
     client_id_issued_at: Type.Integer({ description: 'Epoch seconds' }),
-    client_secret: Type.Optional(Type.String({ description: 'Only for client_secret_post; shown once' })),
+    client_secret: Type.Optional(
+      Type.String({ description: 'Only for client_secret_basic and client_secret_post; shown once' }),
+    ),
     client_secret_expires_at: Type.Optional(Type.Integer({ description: '0: never expires' })),
     client_name: Type.Optional(Type.String()),
     redirect_uris: Type.Array(Type.String()),
@@ -141,13 +146,17 @@ function clientRow(id: string, meta: ClientMetadata, secretHash: string | null, 
   };
 }
 
-export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  limits: Pick<EndpointLimits, 'registration'>,
+): Promise<void> {
   app.post<{ Body: RegistrationRequest }>(
     PATHS.registration,
     {
       config: { validationErrorCode: 'invalid_client_metadata' },
       errorHandler: registrationErrorHandler,
-      onRequest: [...registrationRateLimit(ctx)],
+      onRequest: [...limits.registration],
       schema: {
         tags: ['oauth'],
         summary: 'Register a client (RFC 7591); open to loopback redirect URIs only',
@@ -164,7 +173,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
       const meta = validateRegistration(request.body, ctx.config.loopbackHosts);
       const now = ctx.now();
       const id = randomId('dyn_');
-      const secret = meta.authMethod === 'client_secret_post' ? mintSecret('clientSecret') : undefined;
+      const secret = meta.authMethod === 'none' ? undefined : mintSecret('clientSecret');
       // The client and its audit row commit together: one commit per registration.
       await inTransaction(ctx.db, async (trx) => {
         await insertClient(trx, clientRow(id, meta, secret?.hash ?? null, now));

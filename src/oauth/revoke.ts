@@ -18,7 +18,7 @@ import { authenticateClient } from './client-auth.js';
 import { PATHS } from './discovery.js';
 import { clientCredentials, oauthFormErrorHandler, param, requireForm } from './form-request.js';
 import { required } from './token/params.js';
-import { OAuthErrorBody } from './wire-schemas.js';
+import { CLIENT_AUTH_SECURITY, OAuthErrorBody } from './wire-schemas.js';
 
 export interface TokenLookupParams {
   readonly token: string;
@@ -33,8 +33,16 @@ export const TokenLookupBody = Type.Object(
     token_type_hint: Type.Optional(
       Type.String({ description: '"access_token" or "refresh_token" (optional)' }),
     ),
-    client_id: Type.Optional(Type.String({ description: 'The client identifier' })),
-    client_secret: Type.Optional(Type.String({ description: 'Confidential clients (client_secret_post)' })),
+    client_id: Type.Optional(
+      Type.String({
+        description: 'The client identifier (optional with HTTP Basic, where it must be the same)',
+      }),
+    ),
+    client_secret: Type.Optional(
+      Type.String({
+        description: 'Confidential clients using client_secret_post (never together with HTTP Basic)',
+      }),
+    ),
   },
   { additionalProperties: true },
 );
@@ -107,6 +115,7 @@ export async function revokeRoutes(app: FastifyInstance, ctx: AppContext): Promi
         tags: ['oauth'],
         summary:
           'Revoke an access or refresh token (RFC 7009); revoking a refresh token ends its authorization',
+        security: CLIENT_AUTH_SECURITY,
         consumes: ['application/x-www-form-urlencoded'],
         body: TokenLookupBody,
         response: {

@@ -14,7 +14,17 @@ const SCOPE_VALUE = /^[ \x21\x23-\x5b\x5d-\x7e]*$/;
 const METADATA_HINT =
   'the accepted names are listed in scopes_supported of /.well-known/oauth-authorization-server';
 
-/** Parses a `scope` parameter; a missing or empty value is an error (the seed requires a scope). */
+/**
+ * OIDC Core §11 asks for a refresh token with `offline_access`. Every grant here gets one anyway,
+ * so the value is accepted and ignored (RFC 6749 §3.3 lets the server ignore part of a request):
+ * it is not in scopes_supported, not shown on the consent page, not in a consent or grant, not granted.
+ */
+export const OFFLINE_ACCESS = 'offline_access';
+
+/**
+ * Parses a `scope` parameter; a missing or empty value is an error (the seed requires a scope).
+ * `offline_access` is dropped from the result (OFFLINE_ACCESS).
+ */
 export function parseScope(value: string | undefined): ParsedScope {
   if (value === undefined || value.trim() === '') {
     return { error: `the scope parameter is missing; send space-separated scope names (${METADATA_HINT})` };
@@ -30,7 +40,12 @@ export function parseScope(value: string | undefined): ParsedScope {
         'the scope parameter contains characters other than scope names and single spaces; separate names with spaces',
     };
   }
-  const names = value.split(' ').filter((n) => n !== '');
+  const names = value.split(' ').filter((n) => n !== '' && n !== OFFLINE_ACCESS);
+  if (names.length === 0) {
+    return {
+      error: `offline_access alone names no scope (every grant gets a refresh token without it); send the scopes you need (${METADATA_HINT})`,
+    };
+  }
   const unknown = [...new Set(names.filter((n) => !isKnownScope(n)))];
   if (unknown.length > 0) {
     const list = unknown.map((n) => JSON.stringify(n)).join(', ');

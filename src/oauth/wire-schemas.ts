@@ -14,3 +14,9 @@ export const OAuthErrorBody = Type.Object(
 
 /** Headers every response carrying a token or secret gets (RFC 6749 §5.1). */
 export const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' } as const;
+
+/**
+ * OpenAPI security of the endpoints that authenticate clients: none (client_id and, for
+ * client_secret_post, client_secret in the body) or HTTP Basic (client_secret_basic).
+ */
+export const CLIENT_AUTH_SECURITY: Array<Record<string, string[]>> = [{}, { clientSecretBasic: [] }];

@@ -48,6 +48,12 @@ const refreshReuse = counter(
   'Rotated refresh tokens used again outside the grace window; their grant was revoked',
 );
 const signinFailures = counter('schoolauth_signin_failures_total', 'Failed sign-ins');
+const signinThrottled = new Counter({
+  name: 'schoolauth_signin_throttled_total',
+  help: 'Sign-ins answered 429 without a password check: limit (too many attempts for the account, IP or browser) or busy (no password-check slot free)',
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});
 
 const BY_AUDIT_KIND: Readonly<Record<string, Counter>> = {
   'token.issued': tokensIssued,
@@ -62,6 +68,11 @@ const BY_AUDIT_KIND: Readonly<Record<string, Counter>> = {
 /** Called by recordAudit for every security event. */
 export function countAuditEvent(kind: string): void {
   BY_AUDIT_KIND[kind]?.inc();
+}
+
+/** A sign-in refused before its password was checked (src/sessions/sign-in.ts). */
+export function countSigninThrottled(reason: 'limit' | 'busy'): void {
+  signinThrottled.inc({ reason });
 }
 
 /** An error answered to a client, by its wire code (also for errors sent as redirects). */

@@ -1,9 +1,9 @@
 /**
  * Pruning: deletes rows nothing can use any more. Only the dead goes: expired codes, tokens,
- * sessions and rate-limit windows; grants left with no code or token; and self-registered
- * clients abandoned by liveness (SPEC §5): no grant left and no use for CLIENT_IDLE_TTL.
- * Clients known from a metadata document go the same way (their document brings them back at the
- * next authorization request). Registered integrations are never pruned.
+ * sessions, rate-limit windows and forgotten sign-in counts; grants left with no code or token;
+ * and self-registered clients abandoned by liveness (SPEC §5): no grant left and no use for
+ * CLIENT_IDLE_TTL. Clients known from a metadata document go the same way (their document brings
+ * them back at the next authorization request). Registered integrations are never pruned.
  */
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
@@ -21,6 +21,7 @@ export interface PruneCounts {
   refreshTokens: number;
   grants: number;
   sessions: number;
+  /** Rate-limit windows and sign-in counts that are over. */
   rateLimits: number;
   clients: number;
 }
@@ -54,6 +55,10 @@ export async function prune(db: Kysely<Database>, config: PruneConfig, now: numb
     )
     .executeTakeFirst();
   const rateLimits = await db.deleteFrom('rate_limits').where('reset_at', '<=', now).executeTakeFirst();
+  const signinCounts = await db
+    .deleteFrom('signin_throttle')
+    .where('forget_at', '<=', now)
+    .executeTakeFirst();
   const clients = await pruneIdleClients(db, now - config.clientIdleTtl);
   return {
     codes: deleted(codes),
@@ -61,7 +66,7 @@ export async function prune(db: Kysely<Database>, config: PruneConfig, now: numb
     refreshTokens: deleted(refreshTokens),
     grants,
     sessions: deleted(sessions),
-    rateLimits: deleted(rateLimits),
+    rateLimits: deleted(rateLimits) + deleted(signinCounts),
     clients,
   };
 }

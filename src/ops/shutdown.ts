@@ -1,7 +1,8 @@
 /**
  * Graceful shutdown on SIGTERM/SIGINT: stop accepting connections, let in-flight requests finish
  * (Fastify answers requests arriving meanwhile on kept-alive connections with 503 and closes
- * idle ones), stop background jobs, close the database, exit 0. After SHUTDOWN_TIMEOUT seconds
+ * idle ones; closing the app also sends its last rate-limit counts on PostgreSQL), stop
+ * background jobs, close the database, exit 0. After SHUTDOWN_TIMEOUT seconds
  * the remaining connections are cut and the process exits 1.
  */
 import type { Server } from 'node:http';

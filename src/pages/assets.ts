@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { FAVICON, FAVICON_PATH } from './favicon.js';
 
 export const STYLESHEET_PATH = '/assets/pages.css';
 
@@ -28,6 +29,7 @@ input:focus,button:focus{outline:3px solid #9ec5fe;outline-offset:1px}
 button{font:inherit;font-weight:600;padding:10px 18px;border-radius:8px;border:1px solid var(--line);background:#fff;color:var(--fg);cursor:pointer;min-height:44px}
 button.primary{background:var(--accent);border-color:var(--accent);color:#fff}
 button.danger{color:var(--danger);border-color:var(--danger)}
+.notice{border:1px solid var(--line);background:var(--bg);border-radius:8px;padding:10px 12px;margin:12px 0}
 .alert{border:1px solid var(--danger);background:#fff5f5;color:var(--danger);border-radius:8px;padding:10px 12px;margin:12px 0}
 .badge{display:inline-block;font-size:.8rem;font-weight:600;padding:1px 8px;border-radius:999px;border:1px solid var(--line);color:var(--muted);vertical-align:middle}
 .badge.warn{border-color:#bf8700;color:#7d4e00;background:#fff8c5}
@@ -44,12 +46,24 @@ dl.facts dd{margin:0}
 a{color:var(--accent)}
 `;
 
-const ETAG = `"${createHash('sha256').update(STYLESHEET).digest('base64url').slice(0, 16)}"`;
-
-export async function assetRoutes(app: FastifyInstance): Promise<void> {
-  app.get(STYLESHEET_PATH, { schema: { hide: true } }, (request, reply) => {
-    reply.headers({ etag: ETAG, 'cache-control': 'public, max-age=3600' });
-    if (request.headers['if-none-match'] === ETAG) return reply.code(304).send();
-    return reply.type('text/css; charset=utf-8').send(STYLESHEET);
+/** A static asset answered with an ETag, revalidated after an hour (a day for the icon). */
+function serveAsset(
+  app: FastifyInstance,
+  path: string,
+  type: string,
+  body: string | Buffer,
+  maxAge: number,
+): void {
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"`;
+  app.get(path, { schema: { hide: true } }, (request, reply) => {
+    reply.headers({ etag, 'cache-control': `public, max-age=${maxAge}` });
+    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+    return reply.type(type).send(body);
   });
+}
+
+/** The stylesheet, and the icon every browser asks for (favicon.ts). */
+export async function assetRoutes(app: FastifyInstance): Promise<void> {
+  serveAsset(app, STYLESHEET_PATH, 'text/css; charset=utf-8', STYLESHEET, 3600);
+  serveAsset(app, FAVICON_PATH, 'image/x-icon', FAVICON, 86400);
 }

@@ -1,10 +1,11 @@
 /**
- * Connected apps (SPEC §6): every app the person has let in, what it may do, since when and
- * when it last acted — and a **Revoke** button that ends all of it.
+ * Connected apps (SPEC §6): every app the person has let in (a remembered consent or a live
+ * grant), what it may do, since when and when it last acted — and a **Revoke** button that ends
+ * all of it.
  */
 import { PATHS } from '../oauth/discovery.js';
 import type { ClientKind } from '../storage/schema.js';
-import { clientKindBadge, csrfField, scopeList } from './fragments.js';
+import { clientKindBadge, csrfField, scopeList, utcTime } from './fragments.js';
 import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
 import type { ScopeGroup } from './scope-groups.js';
@@ -22,11 +23,16 @@ export interface ConnectedApp {
   readonly clientId: string;
   readonly name: string;
   readonly kind: ClientKind;
+  /** No client secret: remembered consent never lets it in without asking (RFC 8252 §8.6). */
+  readonly publicClient: boolean;
   readonly redirectKind: 'loopback' | 'https';
   readonly identity: AppIdentity | undefined;
   readonly scopes: readonly ScopeGroup[];
   readonly firstGranted: number;
-  readonly lastUsed: number;
+  /** Latest use of any grant; null when it was never used. */
+  readonly lastUsed: number | null;
+  /** It holds a live grant (tokens) now, not only a remembered consent. */
+  readonly hasAccess: boolean;
 }
 
 export interface ConnectedAppsPage {
@@ -40,8 +46,11 @@ export interface ConnectedAppsPage {
 export const REVOKE_PATH = `${PATHS.connectedApps}/revoke`;
 export const SIGNOUT_PATH = '/signout';
 
-function when(epochSeconds: number): string {
-  return `${new Date(epochSeconds * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+function access(app: ConnectedApp): string {
+  if (app.hasAccess) return 'Has access now';
+  return app.publicClient
+    ? 'No access now; your earlier Allow is remembered, and the app must ask you again'
+    : 'No access now; your earlier Allow is remembered and lets it back in without asking';
 }
 
 function redirects(app: ConnectedApp): string {
@@ -55,8 +64,9 @@ function appSection(app: ConnectedApp, csrfToken: string): SafeHtml {
 ${app.identity && html`<p class="domain">Identified by ${app.identity.host}</p>`}
 <dl class="facts">
 <dt>Redirects to</dt><dd>${redirects(app)}</dd>
-<dt>First allowed</dt><dd>${when(app.firstGranted)}</dd>
-<dt>Last used</dt><dd>${when(app.lastUsed)}</dd>
+<dt>Access</dt><dd>${access(app)}</dd>
+<dt>First allowed</dt><dd>${utcTime(app.firstGranted)}</dd>
+<dt>Last used</dt><dd>${app.lastUsed === null ? 'never' : utcTime(app.lastUsed)}</dd>
 </dl>
 ${scopeList(app.scopes)}
 <form method="post" action="${REVOKE_PATH}">
@@ -73,7 +83,7 @@ ${page.notice && html`<p class="muted" role="status">${page.notice}</p>`}
 ${
   page.apps.length === 0
     ? html`<p>No apps can use your account.</p>`
-    : html`<p class="muted">These apps can use your account. Revoke ends an app's access at once: every token it holds stops working.</p>
+    : html`<p class="muted">These apps can use your account, or were allowed to and may come back. Revoke ends an app's access at once — every token it holds stops working — and forgets that you allowed it.</p>
 ${page.apps.map((app) => appSection(app, page.csrfToken))}`
 }
 <form method="post" action="${SIGNOUT_PATH}">

@@ -1,12 +1,14 @@
 /**
- * Connected apps (SPEC §6): GET lists the person's live grants per client; POST …/revoke ends
- * every grant of one client for this person with all tokens under them, and forgets the consent
- * so the app must ask again.
+ * Connected apps (SPEC §6): GET lists, per client, the person's remembered consent and live
+ * grants — an app whose tokens are all gone is still listed while its consent would let it back
+ * in; POST …/revoke ends every grant of one client for this person with all tokens under them,
+ * and forgets the consent so the app must ask again.
  */
 import type { FastifyInstance } from 'fastify';
 import { recordAudit } from '../audit/audit.js';
 import { isLoopbackHostname } from '../config.js';
 import type { AppContext } from '../context.js';
+import { isConfidential } from '../oauth/authorize/consent-policy.js';
 import { clientIdHost } from '../oauth/client-id-metadata/client-id-url.js';
 import { judgeClientId } from '../oauth/client-id-metadata/rules.js';
 import { PATHS } from '../oauth/discovery.js';
@@ -14,9 +16,7 @@ import { SCOPE_NAMES } from '../oauth/scope-catalogue.js';
 import { CSRF_FIELD, checkCsrfToken, csrfToken } from '../sessions/csrf.js';
 import { loadSession } from '../sessions/sessions.js';
 import { listMetadataRules } from '../storage/client-metadata-rules.repository.js';
-import { type LiveGrantRow, liveGrantsOf } from '../storage/connected-apps.repository.js';
-import { deleteConsent } from '../storage/consents.repository.js';
-import { liveGrantIds, revokeGrants } from '../storage/grants.repository.js';
+import { type ConnectionRow, connectionsOf, forgetApp } from '../storage/connected-apps.repository.js';
 import type { ClientMetadataRule } from '../storage/schema.js';
 import {
   type AppIdentity,
@@ -44,7 +44,7 @@ function redirectKind(redirectUris: string): 'loopback' | 'https' {
  * the operator trusts it, and the hosts its document lets it return to (loopback, and https only
  * when trusted — src/oauth/client-id-metadata/redirect-policy.ts).
  */
-function identityOf(row: LiveGrantRow, rules: readonly ClientMetadataRule[]): AppIdentity | undefined {
+function identityOf(row: ConnectionRow, rules: readonly ClientMetadataRule[]): AppIdentity | undefined {
   if (row.client_kind !== 'metadata_document') return undefined;
   const host = clientIdHost(row.client_id);
   const trusted = judgeClientId(rules, row.client_id, host) === 'trusted';
@@ -61,33 +61,45 @@ function identityOf(row: LiveGrantRow, rules: readonly ClientMetadataRule[]): Ap
   return { host, trusted, redirectHosts: [...hosts] };
 }
 
-/** One entry per client: scopes united, first grant and latest use across its grants. */
+interface Entry {
+  readonly row: ConnectionRow;
+  readonly scopes: Set<string>;
+  first: number;
+  last: number | null;
+  live: boolean;
+}
+
+/** One entry per client: scopes united, first allowed and latest use across its consent and grants. */
 export function toConnectedApps(
-  rows: readonly LiveGrantRow[],
+  rows: readonly ConnectionRow[],
   rules: readonly ClientMetadataRule[] = [],
 ): ConnectedApp[] {
-  const byClient = new Map<string, { row: LiveGrantRow; scopes: Set<string>; first: number; last: number }>();
+  const byClient = new Map<string, Entry>();
   for (const row of rows) {
     const entry = byClient.get(row.client_id) ?? {
       row,
       scopes: new Set<string>(),
       first: row.created_at,
-      last: row.last_used_at,
+      last: null,
+      live: false,
     };
     for (const s of row.scopes.split(' ')) if (s) entry.scopes.add(s);
     entry.first = Math.min(entry.first, row.created_at);
-    entry.last = Math.max(entry.last, row.last_used_at);
+    if (row.last_used_at !== null) entry.last = Math.max(entry.last ?? 0, row.last_used_at);
+    entry.live ||= row.live;
     byClient.set(row.client_id, entry);
   }
-  const apps = [...byClient.values()].map(({ row, scopes, first, last }) => ({
+  const apps = [...byClient.values()].map(({ row, scopes, first, last, live }) => ({
     clientId: row.client_id,
     name: row.client_name,
     kind: row.client_kind,
+    publicClient: !isConfidential(row),
     redirectKind: redirectKind(row.redirect_uris),
     identity: identityOf(row, rules),
     scopes: groupScopes(SCOPE_NAMES.filter((s) => scopes.has(s))),
     firstGranted: first,
     lastUsed: last,
+    hasAccess: live,
   }));
   return apps.sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }));
 }
@@ -96,7 +108,7 @@ export async function connectedAppsRoutes(app: FastifyInstance, ctx: AppContext)
   app.get(PATHS.connectedApps, { schema: PAGE_ROUTE_SCHEMA }, async (request, reply) => {
     const session = await loadSession(ctx, request);
     if (!session) return sendRedirect(reply, 303, signInUrl(PATHS.connectedApps));
-    const rows = await liveGrantsOf(ctx.db, session.account.id);
+    const rows = await connectionsOf(ctx.db, session.account.id);
     const rules = rows.some((r) => r.client_kind === 'metadata_document')
       ? await listMetadataRules(ctx.db)
       : [];
@@ -123,10 +135,8 @@ export async function connectedAppsRoutes(app: FastifyInstance, ctx: AppContext)
     const clientId = field(body, 'client_id');
     if (clientId) {
       const accountId = session.account.id;
-      const grantIds = await liveGrantIds(ctx.db, accountId, clientId);
       const now = ctx.now();
-      await revokeGrants(ctx.db, grantIds, now);
-      await deleteConsent(ctx.db, accountId, clientId);
+      const ended = await forgetApp(ctx.db, accountId, clientId, now);
       await recordAudit(
         ctx.db,
         {
@@ -134,7 +144,7 @@ export async function connectedAppsRoutes(app: FastifyInstance, ctx: AppContext)
           accountId,
           clientId,
           ip: request.ip,
-          detail: { grants: grantIds.length, by: 'person' },
+          detail: { grants: ended, by: 'person' },
         },
         now,
       );

@@ -4,7 +4,7 @@
  */
 import { PATHS } from '../oauth/discovery.js';
 import type { ClientKind } from '../storage/schema.js';
-import { clientKindBadge, csrfField, hiddenFields, scopeList } from './fragments.js';
+import { clientKindBadge, csrfField, hiddenFields, scopeList, utcTime } from './fragments.js';
 import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
 import type { ScopeGroup } from './scope-groups.js';
@@ -15,6 +15,10 @@ export interface ConsentPage {
   readonly hidden: Readonly<Record<string, string>>;
   readonly clientName: string;
   readonly clientKind: ClientKind;
+  /** The client has no secret (token_endpoint_auth_method "none"). */
+  readonly publicClient: boolean;
+  /** When the person last allowed it every requested scope (epoch seconds), if they did. */
+  readonly allowedBefore?: number | undefined;
   /** The redirect URI the answer will be sent to. */
   readonly redirectUri: string;
   readonly scopes: readonly ScopeGroup[];
@@ -35,12 +39,22 @@ function destination(redirectUri: string): SafeHtml {
   }.</p>`;
 }
 
+// RFC 8252 §8.6: the page is shown again for a public client; it says so, and preselects nothing.
+function allowedBeforeNote(page: ConsentPage): SafeHtml | undefined {
+  if (page.allowedBefore === undefined) return undefined;
+  const why = page.publicClient
+    ? html` Any program on this computer can ask under this app's name, so you are asked each time: allow only if you just started it.`
+    : '';
+  return html`<p class="notice" role="status">You allowed this app before (${utcTime(page.allowedBefore)}).${why}</p>`;
+}
+
 function provenance(page: ConsentPage): SafeHtml {
   const identity = page.identity;
   if (identity) {
     // Draft-ietf-oauth-client-id-metadata-document §8.5: the client_id's host, shown prominently.
     return html`<p class="domain">Identified by ${identity.host}</p>
 <p>${clientKindBadge(page.clientKind, identity.trusted)}</p>
+${allowedBeforeNote(page)}
 ${
   identity.trusted
     ? html`<p class="muted">The operators of this service registered apps published at ${identity.host} as an integration. This one describes itself at <code>${identity.clientId}</code>.</p>`
@@ -48,6 +62,7 @@ ${
 }`;
   }
   return html`<p>${clientKindBadge(page.clientKind)}</p>
+${allowedBeforeNote(page)}
 ${
   page.clientKind === 'dynamic'
     ? html`<p class="muted">This app registered itself. Its name was chosen by whoever made it and has not been checked. Allow it only if you started it yourself.</p>`

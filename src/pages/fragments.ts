@@ -32,3 +32,8 @@ export function clientKindBadge(kind: ClientKind, trusted = false): SafeHtml {
     ? html`<span class="badge warn">Self-registered · not verified</span>`
     : html`<span class="badge warn">Metadata document · not verified</span>`;
 }
+
+/** An instant for people: "2031-05-06 07:08 UTC". */
+export function utcTime(epochSeconds: number): string {
+  return `${new Date(epochSeconds * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}

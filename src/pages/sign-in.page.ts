@@ -1,6 +1,9 @@
-/** The sign-in page (SPEC §6): labelled **Email** and **Password**, a **Sign in** button. */
-
-import { csrfField, hiddenFields } from './fragments.js';
+/**
+ * The sign-in page (SPEC §6): labelled **Email** and **Password**, a **Sign in** button. Within an
+ * authorization it names the app and, as the consent page does, whether anyone vouched for it.
+ */
+import type { ClientKind } from '../storage/schema.js';
+import { clientKindBadge, csrfField, hiddenFields } from './fragments.js';
 import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
 
@@ -12,13 +15,15 @@ export interface SignInPage {
   readonly hidden: Readonly<Record<string, string>>;
   /** The app the person is signing in for, when there is one. */
   readonly clientName?: string | undefined;
+  /** Its kind: a self-registered app shows "not verified". */
+  readonly clientKind?: ClientKind | undefined;
   readonly email?: string | undefined;
   readonly error?: string | undefined;
 }
 
 export function signInPage(page: SignInPage): SafeHtml {
   const body = html`<h1>Sign in</h1>
-${page.clientName ? html`<p>to continue to <strong>${page.clientName}</strong></p>` : html`<p class="muted">Sign in to your school account.</p>`}
+${page.clientName ? html`<p>to continue to <strong>${page.clientName}</strong>${page.clientKind && html` ${clientKindBadge(page.clientKind)}`}</p>` : html`<p class="muted">Sign in to your school account.</p>`}
 ${page.error && html`<p class="alert" role="alert">${page.error}</p>`}
 <form method="post" action="${page.action}">
 ${csrfField(page.csrfToken)}

@@ -47,7 +47,7 @@ export async function signInRoutes(app: FastifyInstance, ctx: AppContext): Promi
     const body = formBody(request);
     if (!checkSigninCsrf(ctx, request, body[CSRF_FIELD])) return sendPage(reply, 403, expiredFormPage());
     const returnTo = safeReturnPath(field(body, 'return_to'), PATHS.connectedApps);
-    const outcome = await signInWithForm(ctx, { email: body.email, password: body.password }, request.ip);
+    const outcome = await signInWithForm(ctx, request, reply, { email: body.email, password: body.password });
     if (!('account' in outcome)) {
       const csrfToken = signinCsrfToken(ctx, request, reply);
       const page = signInPage({

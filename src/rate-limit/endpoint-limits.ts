@@ -1,79 +1,112 @@
 /**
- * The per-endpoint limits (README "Rate limits"), as Fastify hooks the endpoint modules attach:
- * registration per client IP, the token endpoint per client_id, the API per access token.
- * Each is one shared counter hit; RATE_LIMITS=off turns them all off.
+ * The per-endpoint limits (README "Rate limits"): registration per client IP, the token endpoint
+ * per known client, the API per valid access token. A key the caller can make up (an unknown
+ * client_id, a made-up bearer token) counts against the client IP instead, so junk neither
+ * escapes the limit nor creates a counter per request (issue 19, item 5).
+ *
+ * Counts live in this process's memory (window-counters.ts): a check never touches the
+ * database. On PostgreSQL they are added to the shared table every RATE_LIMIT_FLUSH_MS
+ * (counter-sync.ts); on SQLite one server process owns the file, so its memory is the whole truth
+ * and nothing is written. RATE_LIMITS=off turns every limit off.
  */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
-import { readAuthorizationHeader } from '../resource-server/bearer.js';
-import { hit, limitKey } from './counter.js';
+import { dialectOf } from '../storage/dialect.js';
+import type { Client } from '../storage/schema.js';
+import { limitKey } from './counter.js';
+import { type CounterSync, type SyncLog, startCounterSync } from './counter-sync.js';
 import { rateLimited } from './rate-limited.js';
+import { WindowCounters } from './window-counters.js';
 
 const MINUTE = 60;
 
+export interface EndpointLimits {
+  /** `onRequest` hooks of POST /api/oauth/register: RATE_LIMIT_REGISTER per minute per client IP. */
+  readonly registration: readonly onRequestHookHandler[];
+  /**
+   * Counts a token request: against the client when it is known and enabled, else against the
+   * client IP. Throws 429 over RATE_LIMIT_TOKEN per minute. Call before the client is authenticated.
+   */
+  token(request: FastifyRequest, client: Client | undefined): void;
+  /**
+   * Counts an API request: against the access token (by its stored key) when it is valid, else
+   * against the client IP. Throws 429 over RATE_LIMIT_API per minute.
+   */
+  api(request: FastifyRequest, tokenHash: string | undefined): void;
+  /**
+   * Counts a fetch of a client metadata document (a cache miss at /oauth/authorize, SPEC §5a)
+   * against the client IP: the seconds to wait when over RATE_LIMIT_CLIENT_METADATA per minute,
+   * else undefined. It does not throw: the authorization endpoint answers with a page.
+   */
+  clientMetadata(ip: string): number | undefined;
+  /** PostgreSQL: sends this instance's counts to the shared table now (tests; the timer does it). */
+  flush(): Promise<void>;
+  /** Stops the flush timer after a last flush; the app's onClose calls it. */
+  stop(): Promise<void>;
+}
+
+const OFF: EndpointLimits = {
+  registration: [],
+  token: () => undefined,
+  api: () => undefined,
+  clientMetadata: () => undefined,
+  flush: async () => undefined,
+  stop: async () => undefined,
+};
+
 type Ctx = Pick<AppContext, 'db' | 'config' | 'now'>;
-/** The hooks to attach: one, or none at all when RATE_LIMITS=off (no per-request cost then). */
-export type RateLimitHooks = ReadonlyArray<(request: FastifyRequest) => Promise<void>>;
 
-interface Rule {
-  readonly limit: (config: AppContext['config']) => number;
-  readonly key: (request: FastifyRequest) => string;
-  readonly what: string;
-}
-
-function hook(ctx: Ctx, rule: Rule): RateLimitHooks {
-  if (!ctx.config.rateLimits) return [];
-  return [
-    async (request) => {
-      const result = await hit(ctx.db, rule.key(request), rule.limit(ctx.config), MINUTE, ctx.now());
-      if (!result.allowed) throw rateLimited(result.retryAfter, rule.what);
+/** The limits of one app: their counters, and on PostgreSQL the timer that shares them. */
+export function createEndpointLimits(ctx: Ctx, log: SyncLog): EndpointLimits {
+  const { config } = ctx;
+  if (!config.rateLimits) return OFF;
+  const counters = new WindowCounters(config.rateLimitMaxKeys);
+  const sync: CounterSync | undefined =
+    dialectOf(ctx.db) === 'postgres'
+      ? startCounterSync(counters, ctx.db, { intervalMs: config.rateLimitFlushMs, now: ctx.now, log })
+      : undefined;
+  const check = (key: string, limit: number, what: string) => {
+    const result = counters.hit(key, limit, MINUTE, ctx.now());
+    if (!result.allowed) throw rateLimited(result.retryAfter, what);
+  };
+  return {
+    registration: [
+      (request, _reply, done) => {
+        try {
+          check(
+            limitKey('register:ip', request.ip),
+            config.rateLimitRegister,
+            'registrations from this address',
+          );
+        } catch (error) {
+          done(error as Error);
+          return;
+        }
+        done();
+      },
+    ],
+    token(request, client) {
+      if (client)
+        check(limitKey('token:client', client.id), config.rateLimitToken, 'token requests for this client');
+      else check(limitKey('token:ip', request.ip), config.rateLimitToken, 'token requests from this address');
     },
-  ];
-}
-
-/** RATE_LIMIT_REGISTER registrations per minute per client IP (SPEC §5). Attach as `onRequest`. */
-export function registrationRateLimit(ctx: Ctx): RateLimitHooks {
-  return hook(ctx, {
-    limit: (c) => c.rateLimitRegister,
-    key: (request) => limitKey('register:ip', request.ip),
-    what: 'registrations from this address',
-  });
-}
-
-function bodyClientId(request: FastifyRequest): string | undefined {
-  const body = request.body as Record<string, unknown> | null | undefined;
-  const value = body && typeof body === 'object' ? body.client_id : undefined;
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-/**
- * RATE_LIMIT_TOKEN token requests per minute per client_id; a request naming no client counts
- * against its IP. Attach as `preValidation` (the body is parsed, not yet validated).
- */
-export function tokenRateLimit(ctx: Ctx): RateLimitHooks {
-  return hook(ctx, {
-    limit: (c) => c.rateLimitToken,
-    key: (request) => {
-      const clientId = bodyClientId(request);
-      return clientId ? limitKey('token:client', clientId) : limitKey('token:ip', request.ip);
+    api(request, tokenHash) {
+      if (tokenHash !== undefined) {
+        check(`api:token:${tokenHash}`, config.rateLimitApi, 'API requests with this token');
+      } else {
+        check(limitKey('api:ip', request.ip), config.rateLimitApi, 'API requests from this address');
+      }
     },
-    what: 'token requests for this client',
-  });
-}
-
-/**
- * RATE_LIMIT_API requests per minute per access token (keyed by its hash, never the token);
- * anonymous requests count per IP. Attach as `onRequest` on the API routes.
- */
-export function apiRateLimit(ctx: Ctx): RateLimitHooks {
-  return hook(ctx, {
-    limit: (c) => c.rateLimitApi,
-    key: (request) => {
-      const bearer = readAuthorizationHeader(request.headers.authorization);
-      return bearer.kind === 'token'
-        ? limitKey('api:token', bearer.token, true)
-        : limitKey('api:ip', request.ip);
+    clientMetadata(ip) {
+      const result = counters.hit(
+        limitKey('client_metadata:ip', ip),
+        config.clientMetadata.rateLimit,
+        MINUTE,
+        ctx.now(),
+      );
+      return result.allowed ? undefined : result.retryAfter;
     },
-    what: 'API requests with this token',
-  });
+    flush: async () => sync?.flush(),
+    stop: async () => sync?.stop(),
+  };
 }

@@ -68,7 +68,15 @@ export function authenticateAccessToken(
   ctx: Pick<AppContext, 'db' | 'config' | 'now'>,
   token: string,
 ): BearerToken | Promise<BearerToken> {
-  const found = findAccessTokenWithAccount(ctx.db, hashSecret(token));
+  return authenticateTokenKey(ctx, hashSecret(token));
+}
+
+/** authenticateAccessToken for a token already turned into its stored key (`hashSecret`). */
+export function authenticateTokenKey(
+  ctx: Pick<AppContext, 'db' | 'config' | 'now'>,
+  tokenHash: string,
+): BearerToken | Promise<BearerToken> {
+  const found = findAccessTokenWithAccount(ctx.db, tokenHash);
   return found instanceof Promise ? found.then((row) => acceptToken(ctx, row)) : acceptToken(ctx, found);
 }
 

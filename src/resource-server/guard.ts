@@ -10,14 +10,10 @@ import type {
   RouteOptions,
 } from 'fastify';
 import type { AppContext } from '../context.js';
+import { hashSecret } from '../crypto/tokens.js';
 import { ApiError, OAuthError } from '../errors.js';
 import type { BearerToken } from '../storage/bearer-tokens.repository.js';
-import {
-  authenticateAccessToken,
-  insufficientScope,
-  invalidToken,
-  readAuthorizationHeader,
-} from './bearer.js';
+import { authenticateTokenKey, insufficientScope, invalidToken, readAuthorizationHeader } from './bearer.js';
 import { type Access, ANONYMOUS, type Principal } from './principal.js';
 
 const USE_HEADER =
@@ -38,27 +34,57 @@ function hasQueryToken(request: FastifyRequest): boolean {
 }
 
 /**
+ * Counts an API request against its rate limit: by the token's stored key when the token is
+ * valid, else by the client IP; throws 429 over the limit (src/rate-limit/endpoint-limits.ts).
+ */
+export type ApiLimit = (request: FastifyRequest, tokenHash: string | undefined) => void;
+
+const NO_LIMIT: ApiLimit = () => undefined;
+
+/**
  * Judges the request's credentials against the operation's access rule; throws the wire error.
+ * The rate limit is counted once the token is judged, so a made-up token (a key the caller
+ * chooses) counts against the IP, and before the operation runs.
  * Synchronous when the token lookup is: the guard runs on every API request.
  */
 export function judge(
   ctx: Pick<AppContext, 'db' | 'config' | 'now'>,
-  authorization: string | string[] | undefined,
+  request: FastifyRequest,
   access: Access,
+  limit: ApiLimit = NO_LIMIT,
 ): Principal | Promise<Principal> {
-  const header = readAuthorizationHeader(authorization);
-  if (header.kind === 'none') {
+  const header = readAuthorizationHeader(request.headers.authorization);
+  if (header.kind !== 'token') {
+    limit(request, undefined);
+    // RFC 6750 §2.1: exactly `Bearer` SP token68; anything else is not judged as anonymous.
+    if (header.kind === 'malformed') {
+      throw invalidToken(ctx.config.issuer, 'the Authorization header must be "Bearer <access token>"');
+    }
     if (!access.anonymous) throw anonymousRefused(access.scope);
     return ANONYMOUS;
   }
-  if (header.kind === 'malformed') {
-    // RFC 6750 §2.1: exactly `Bearer` SP token68; anything else is not judged as anonymous.
-    throw invalidToken(ctx.config.issuer, 'the Authorization header must be "Bearer <access token>"');
+  const tokenHash = hashSecret(header.token);
+  let token: BearerToken | Promise<BearerToken>;
+  try {
+    token = authenticateTokenKey(ctx, tokenHash);
+  } catch (error) {
+    limit(request, undefined);
+    throw error;
   }
-  const token = authenticateAccessToken(ctx, header.token);
-  return token instanceof Promise
-    ? token.then((found) => personOf(ctx, found, access))
-    : personOf(ctx, token, access);
+  if (token instanceof Promise) {
+    return token.then(
+      (found) => {
+        limit(request, tokenHash);
+        return personOf(ctx, found, access);
+      },
+      (error: unknown) => {
+        limit(request, undefined);
+        throw error;
+      },
+    );
+  }
+  limit(request, tokenHash);
+  return personOf(ctx, token, access);
 }
 
 // Tokens carry a handful of distinct scope strings; a new Set per request was 2% of a protected GET.
@@ -81,7 +107,8 @@ function personOf(ctx: Pick<AppContext, 'config'>, token: BearerToken, access: A
   return { kind: 'person', accountId: token.account_id, clientId: token.client_id, scopes };
 }
 
-export function installGuard(app: FastifyInstance, ctx: AppContext): void {
+/** The guard of every route in `app`; `limit` counts the API rate limit (none when omitted). */
+export function installGuard(app: FastifyInstance, ctx: AppContext, limit: ApiLimit = NO_LIMIT): void {
   // Fastify decorators take no shared objects; the hook below sets it on every guarded request.
   app.decorateRequest<Principal | null>('principal', null);
   app.addHook('onRoute', (route) => {
@@ -99,8 +126,11 @@ export function installGuard(app: FastifyInstance, ctx: AppContext): void {
     let judged: Principal | Promise<Principal>;
     try {
       // RFC 6750 §2.3 allows a URI query token, but it leaks into logs and history: refused.
-      if (hasQueryToken(request)) throw new OAuthError('invalid_request', USE_HEADER);
-      judged = judge(ctx, request.headers.authorization, access);
+      if (hasQueryToken(request)) {
+        limit(request, undefined);
+        throw new OAuthError('invalid_request', USE_HEADER);
+      }
+      judged = judge(ctx, request, access, limit);
     } catch (error) {
       done(error as Error);
       return;

@@ -11,13 +11,19 @@ export interface CookieNames {
   readonly session: string;
   /** The pre-session secret the sign-in form's CSRF token is derived from. */
   readonly signin: string;
+  /** The signed mark of a browser that signed in to an account before (src/sessions/device-cookie.ts). */
+  readonly device: string;
 }
 
 const isHttps = (config: Pick<Config, 'issuer'>): boolean => config.issuer.startsWith('https:');
 
 export function cookieNames(config: Pick<Config, 'issuer'>): CookieNames {
   const prefix = isHttps(config) ? '__Host-' : '';
-  return { session: `${prefix}schoolauth_session`, signin: `${prefix}schoolauth_signin` };
+  return {
+    session: `${prefix}schoolauth_session`,
+    signin: `${prefix}schoolauth_signin`,
+    device: `${prefix}schoolauth_device`,
+  };
 }
 
 export function cookieOptions(config: Pick<Config, 'issuer'>, maxAgeSeconds: number): CookieSerializeOptions {

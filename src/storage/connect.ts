@@ -2,13 +2,15 @@
  * The only module that knows SQLite from PostgreSQL at connection time. Everything above it
  * sees a `Kysely<Database>`.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { probePostgres } from './postgres-probe.js';
+import { createDatabaseFile } from './private-files.js';
 import type { Database } from './schema.js';
 import { allowImmediate, QueuedSqliteDialect } from './sqlite-driver.js';
+import { holdServerLock } from './sqlite-server-lock.js';
 import { type CheckpointOptions, checkpointInBackground } from './wal-checkpoints.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -20,6 +22,8 @@ export interface Storage {
   readonly pool?: pg.Pool;
   /** The PostgreSQL schema in use, when not the default search path. */
   readonly schema?: string;
+  /** The SQLite database file (absolute path); undefined in memory and on PostgreSQL. */
+  readonly file?: string;
   close(): Promise<void>;
 }
 
@@ -38,11 +42,28 @@ export interface OpenOptions {
   poolSize?: number;
   /** SQLite: WAL checkpoints on a worker thread (the server), not on the connection (the CLI). */
   checkpointInBackground?: boolean | CheckpointOptions;
+  /** SQLite: the one directory created for the database file when missing (DATA_DIR), mode 0700. */
+  dataDir?: string;
+  /** SQLite: hold the one-server-per-file lock (sqlite-server-lock.ts) until close. */
+  serverLock?: boolean;
 }
 
 function openSqlite(path: string, options: OpenOptions): Storage {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const database = new SQLite(path);
+  if (path === ':memory:') return sqliteStorage(new SQLite(path), path, options);
+  const file = resolve(path);
+  // Created 0600 before SQLite opens it: SQLite would create it 0644 (private-files.ts).
+  createDatabaseFile(file, options.dataDir);
+  const lock = options.serverLock ? holdServerLock(file) : undefined;
+  try {
+    const storage = sqliteStorage(new SQLite(file), file, options);
+    return { ...storage, file, close: () => storage.close().finally(() => lock?.release()) };
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+}
+
+function sqliteStorage(database: SQLite.Database, path: string, options: OpenOptions): Storage {
   database.pragma('journal_mode = WAL');
   // NORMAL in WAL mode survives a process crash (SIGKILL); only a power loss may drop the last commits.
   database.pragma('synchronous = NORMAL');
@@ -85,9 +106,29 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Storage>
   });
   // A pool error on an idle client (server restart) must not crash the process.
   pool.on('error', () => undefined);
-  if (schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  try {
+    await probePostgres(parsed.toString(), url);
+    if (schema) await createSchema(pool, schema);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', pool, ...(schema ? { schema } : {}), close: () => db.destroy() };
+}
+
+/**
+ * CREATE SCHEMA IF NOT EXISTS is not safe against itself: of several instances starting at once
+ * on a new schema, all but one may fail with a unique violation on pg_namespace. That one made it,
+ * which is all the others wanted.
+ */
+async function createSchema(pool: pg.Pool, schema: string): Promise<void> {
+  try {
+    await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  } catch (error) {
+    const exists = await pool.query('select 1 from pg_namespace where nspname = $1', [schema]);
+    if (exists.rowCount === 0) throw error;
+  }
 }
 
 /** Opens `sqlite:<path>` / `sqlite::memory:` or `postgres://…`. */

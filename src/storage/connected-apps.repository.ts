@@ -1,26 +1,42 @@
+/**
+ * What "Connected apps" (SPEC §6) lists and forgets: every app a person has let in — by a
+ * remembered consent or by a live grant — and, on Revoke, all of it at once.
+ */
 import type { Kysely } from 'kysely';
-import type { ClientKind, Database } from './schema.js';
+import { revokeGrantsWithin } from './grants.repository.js';
+import type { Client, ClientKind, Database } from './schema.js';
+import { inTransaction } from './transaction.js';
 
-export interface LiveGrantRow {
+/** One consent or one live grant of a person, with its client. */
+export interface ConnectionRow {
   readonly client_id: string;
   readonly client_name: string;
   readonly client_kind: ClientKind;
+  readonly token_endpoint_auth_method: Client['token_endpoint_auth_method'];
   readonly redirect_uris: string;
   readonly scopes: string;
   readonly created_at: number;
-  readonly last_used_at: number;
+  /** The latest use of any of the person's grants to this client; null when none was used. */
+  readonly last_used_at: number | null;
+  /** A live (unrevoked) grant, rather than a remembered consent. */
+  readonly live: boolean;
 }
 
+const CLIENT_COLUMNS = [
+  'clients.name as client_name',
+  'clients.kind as client_kind',
+  'clients.token_endpoint_auth_method',
+  'clients.redirect_uris',
+] as const;
+
 /** Every live grant of one person, with its client, oldest first. */
-export function liveGrantsOf(db: Kysely<Database>, accountId: string): Promise<LiveGrantRow[]> {
-  return db
+async function liveGrantsOf(db: Kysely<Database>, accountId: string): Promise<ConnectionRow[]> {
+  const rows = await db
     .selectFrom('grants')
     .innerJoin('clients', 'clients.id', 'grants.client_id')
     .select([
+      ...CLIENT_COLUMNS,
       'grants.client_id',
-      'clients.name as client_name',
-      'clients.kind as client_kind',
-      'clients.redirect_uris',
       'grants.scopes',
       'grants.created_at',
       'grants.last_used_at',
@@ -29,4 +45,68 @@ export function liveGrantsOf(db: Kysely<Database>, accountId: string): Promise<L
     .where('grants.revoked_at', 'is', null)
     .orderBy('grants.created_at')
     .execute();
+  return rows.map((row) => ({ ...row, live: true }));
+}
+
+/**
+ * Every remembered consent of one person, with its client and the last use of any grant to it
+ * (revoked ones too): an app whose tokens are all gone is still let in by its consent.
+ */
+async function consentsOf(db: Kysely<Database>, accountId: string): Promise<ConnectionRow[]> {
+  const rows = await db
+    .selectFrom('consents')
+    .innerJoin('clients', 'clients.id', 'consents.client_id')
+    .select((eb) => [
+      ...CLIENT_COLUMNS,
+      'consents.client_id',
+      'consents.scopes',
+      'consents.created_at',
+      eb
+        .selectFrom('grants')
+        .select((g) => g.fn.max('grants.last_used_at').as('last'))
+        .whereRef('grants.account_id', '=', 'consents.account_id')
+        .whereRef('grants.client_id', '=', 'consents.client_id')
+        .as('last_used_at'),
+    ])
+    .where('consents.account_id', '=', accountId)
+    .execute();
+  return rows.map((row) => ({ ...row, live: false }));
+}
+
+/** A person's consents and live grants: what Connected apps lists, one entry per client. */
+export async function connectionsOf(db: Kysely<Database>, accountId: string): Promise<ConnectionRow[]> {
+  const [consents, grants] = await Promise.all([consentsOf(db, accountId), liveGrantsOf(db, accountId)]);
+  return [...consents, ...grants];
+}
+
+/**
+ * Revoke in Connected apps: ends every live grant of the client for this person with every token
+ * under them, and forgets the consent, in one transaction. Answers how many grants were ended.
+ */
+export function forgetApp(
+  db: Kysely<Database>,
+  accountId: string,
+  clientId: string,
+  now: number,
+): Promise<number> {
+  return inTransaction(db, async (trx) => {
+    const grants = await trx
+      .selectFrom('grants')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('client_id', '=', clientId)
+      .where('revoked_at', 'is', null)
+      .execute();
+    await revokeGrantsWithin(
+      trx,
+      grants.map((g) => g.id),
+      now,
+    );
+    await trx
+      .deleteFrom('consents')
+      .where('account_id', '=', accountId)
+      .where('client_id', '=', clientId)
+      .execute();
+    return grants.length;
+  });
 }

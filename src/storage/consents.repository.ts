@@ -28,15 +28,3 @@ export async function saveConsent(
     .onConflict((oc) => oc.columns(['account_id', 'client_id']).doUpdateSet({ scopes, updated_at: now }))
     .execute();
 }
-
-export async function deleteConsent(
-  db: Kysely<Database>,
-  accountId: string,
-  clientId: string,
-): Promise<void> {
-  await db
-    .deleteFrom('consents')
-    .where('account_id', '=', accountId)
-    .where('client_id', '=', clientId)
-    .execute();
-}

@@ -40,28 +40,17 @@ export async function revokeGrantsWithin(
     .where('id', 'in', grantIds)
     .where('revoked_at', 'is', null)
     .execute();
-  for (const table of ['access_tokens', 'refresh_tokens'] as const) {
-    await trx
-      .updateTable(table)
-      .set({ revoked_at: now })
-      .where('grant_id', 'in', grantIds)
-      .where('revoked_at', 'is', null)
-      .execute();
-  }
-}
-
-/** The live grants one person gave one client (for "Connected apps" → Revoke). */
-export async function liveGrantIds(
-  db: Kysely<Database>,
-  accountId: string,
-  clientId: string,
-): Promise<string[]> {
-  const rows = await db
-    .selectFrom('grants')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('client_id', '=', clientId)
+  await trx
+    .updateTable('access_tokens')
+    .set({ revoked_at: now })
+    .where('grant_id', 'in', grantIds)
     .where('revoked_at', 'is', null)
     .execute();
-  return rows.map((r) => r.id);
+  // A revoked family's sealed successor pairs (src/crypto/successor-seal.ts) go at once.
+  await trx
+    .updateTable('refresh_tokens')
+    .set({ revoked_at: now, successor: null })
+    .where('grant_id', 'in', grantIds)
+    .where('revoked_at', 'is', null)
+    .execute();
 }

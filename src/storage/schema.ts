@@ -67,7 +67,8 @@ export interface ClientsTable {
   application_type: string;
   /** JSON array of strings. */
   redirect_uris: string;
-  token_endpoint_auth_method: 'none' | 'client_secret_post';
+  /** A confidential client (either secret method) may authenticate with either (SPEC §5). */
+  token_endpoint_auth_method: 'none' | 'client_secret_post' | 'client_secret_basic';
   secret_hash: string | null;
   /** JSON array of strings. */
   grant_types: string;
@@ -167,6 +168,11 @@ export interface RefreshTokensTable {
   expires_at: number;
   /** When this token was exchanged for its successor; a repeat within REFRESH_GRACE is idempotent. */
   rotated_at: number | null;
+  /**
+   * The successor pair, sealed under a key derived from this token (src/crypto/successor-seal.ts),
+   * for a repeat within REFRESH_GRACE; erased when the window ends or the grant is revoked.
+   */
+  successor: string | null;
   revoked_at: number | null;
 }
 
@@ -187,6 +193,27 @@ export interface RateLimitsTable {
   reset_at: number;
 }
 
+/** Sign-in attempts per account, client IP or trusted browser (src/rate-limit/signin-throttle.ts). */
+export interface SigninThrottleTable {
+  key: string;
+  /** Attempts counted and not refunded: failures, and attempts whose check is still running. */
+  failures: number;
+  /** Until then every attempt on this key is refused without a password check. */
+  blocked_until: number;
+  /** When the row is forgotten: the last counted attempt plus max(15 minutes, the back-off). */
+  forget_at: number;
+  /** Attempts refused since the last counted one (0 right after a counted attempt). */
+  refused: number;
+}
+
+/** Keys created once per database, shared by every instance (src/storage/server-secrets.repository.ts). */
+export interface ServerSecretsTable {
+  name: string;
+  /** base64url CSPRNG output; never logged. */
+  value: string;
+  created_at: number;
+}
+
 export interface Database extends ApiDatabase {
   schools: SchoolsTable;
   accounts: AccountsTable;
@@ -202,6 +229,8 @@ export interface Database extends ApiDatabase {
   refresh_tokens: RefreshTokensTable;
   audit_events: AuditEventsTable;
   rate_limits: RateLimitsTable;
+  signin_throttle: SigninThrottleTable;
+  server_secrets: ServerSecretsTable;
 }
 
 export type School = Selectable<SchoolsTable>;

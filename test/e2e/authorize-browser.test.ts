@@ -1,7 +1,8 @@
 /**
  * The authorization pages in a real browser (Chromium through playwright-core): sign in, Allow,
- * Deny, remembered consent, prompt=consent, and Connected apps → Revoke. A tiny loopback
- * "client" server receives the redirects, as a CLI or desktop app would.
+ * Deny, a public client asked again despite remembered consent, prompt=consent, and Connected
+ * apps → Revoke. A tiny loopback "client" server receives the redirects, as a CLI or desktop app
+ * would.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -124,9 +125,15 @@ describe('authorization in a real browser', {
     assert.ok(tokens.access_token && tokens.refresh_token);
   });
 
-  it('remembered consent: the same request goes straight back to the client', async () => {
+  it('a public client is asked again (RFC 8252 §8.6): the page says it was allowed before; Allow sends the code', async () => {
     const page = await context.newPage();
     await page.goto(authorizeUrl({ scope: 'openid courses:read' }));
+    await page.getByRole('button', { name: 'Allow' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Deny' }).count(), 1);
+    assert.match(await page.getByRole('status').innerText(), /You allowed this app before/);
+    const focused = await page.evaluate('document.activeElement?.tagName');
+    assert.notEqual(focused, 'BUTTON', 'no button is focused for the person');
+    await page.getByRole('button', { name: 'Allow' }).click();
     const url = await arrivedAtClient(page);
     assert.ok(url.searchParams.get('code'));
   });

@@ -310,6 +310,7 @@ export function headersArb(validToken: string): fc.Arbitrary<HostileHeaders> {
         fc.constantFrom(
           'schoolauth_session=sa_ss_forged',
           'schoolauth_signin=x; schoolauth_session=',
+          `schoolauth_device=acc_forged.${'A'.repeat(22)}.1.${'A'.repeat(43)}`,
           `a=${MARKER}`,
         ),
         nastyString.map(

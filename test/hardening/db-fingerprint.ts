@@ -9,8 +9,14 @@ import { sql } from 'kysely';
 import { dialectOf } from '../../src/storage/dialect.js';
 import type { Database } from '../../src/storage/schema.js';
 
-/** Tables a refused request may legitimately touch: the audit trail and rate-limit counters. */
-const EXCLUDED = new Set(['audit_events', 'rate_limits', 'kysely_migration', 'kysely_migration_lock']);
+/** Tables a refused request may legitimately touch: the audit trail, rate-limit and sign-in counters. */
+const EXCLUDED = new Set([
+  'audit_events',
+  'rate_limits',
+  'signin_throttle',
+  'kysely_migration',
+  'kysely_migration_lock',
+]);
 const STATE_COLUMNS =
   /^(revoked_at|consumed_at|rotated_at|retired_at|disabled|last_used_at|last_seen_at|updated_at|expires_at|scopes|status)$/;
 

@@ -14,7 +14,13 @@ const REDIRECT = 'http://127.0.0.1:8765/callback';
 
 async function call(
   url: string,
-  init: { form?: Record<string, string>; json?: unknown; bearer?: string; method?: string },
+  init: {
+    form?: Record<string, string>;
+    json?: unknown;
+    bearer?: string;
+    authorization?: string;
+    method?: string;
+  },
 ) {
   const headers: Record<string, string> = {};
   let body: string | undefined;
@@ -26,6 +32,7 @@ async function call(
     body = JSON.stringify(init.json);
   }
   if (init.bearer) headers.authorization = `Bearer ${init.bearer}`;
+  if (init.authorization) headers.authorization = init.authorization;
   const res = await fetch(url, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body });
   const text = await res.text();
   if (res.status >= 400) throw new Error(`${init.method ?? 'POST'} ${url} → ${res.status}: ${text}`);
@@ -39,14 +46,20 @@ export async function runEveryFlow(
   secrets: IssuedSecrets,
 ): Promise<void> {
   secrets.values.add(person.password);
-  for (const auth of ['none', 'client_secret_post'] as const) {
+  for (const auth of ['none', 'client_secret_post', 'client_secret_basic'] as const) {
     const client = await call(`${baseUrl}/api/oauth/register`, {
       json: { client_name: `flow ${auth}`, redirect_uris: [REDIRECT], token_endpoint_auth_method: auth },
     });
     const credentials: Record<string, string> = { client_id: client.client_id! };
+    // client_secret_basic: the secret travels in the Authorization header (RFC 6749 §2.3.1).
+    let authorization: string | undefined;
     if (client.client_secret) {
       secrets.values.add(client.client_secret);
-      credentials.client_secret = client.client_secret;
+      if (auth === 'client_secret_basic') {
+        const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
+        secrets.values.add(basic);
+        authorization = `Basic ${basic}`;
+      } else credentials.client_secret = client.client_secret;
     }
     const browser = new Browser(baseUrl);
     const pkce = pkcePair();
@@ -77,19 +90,25 @@ export async function runEveryFlow(
         code_verifier: pkce.verifier,
         ...credentials,
       },
+      authorization,
     });
     for (const key of ['access_token', 'refresh_token', 'id_token'])
       if (tokens[key]) secrets.values.add(tokens[key]!);
     await call(`${baseUrl}/api/oauth/userinfo`, { bearer: tokens.access_token!, method: 'GET' });
     const refreshed = await call(`${baseUrl}/api/oauth/token`, {
       form: { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, ...credentials },
+      authorization,
     });
     for (const key of ['access_token', 'refresh_token', 'id_token'])
       if (refreshed[key]) secrets.values.add(refreshed[key]!);
     await call(`${baseUrl}/api/oauth/introspect`, {
       form: { token: refreshed.access_token!, ...credentials },
+      authorization,
     });
-    await call(`${baseUrl}/api/oauth/revoke`, { form: { token: refreshed.refresh_token!, ...credentials } });
+    await call(`${baseUrl}/api/oauth/revoke`, {
+      form: { token: refreshed.refresh_token!, ...credentials },
+      authorization,
+    });
     // A failed sign-in too: its password must not leak either.
     const wrong = `wrong password ${auth}`;
     secrets.values.add(wrong);

@@ -1,6 +1,7 @@
 /**
  * Issue 6 §2: every size limit answers a clear JSON error — 413 for a body over its limit, 400
- * naming the parameter for an overlong value, 431 for oversized headers — and stores nothing.
+ * naming the parameter for an overlong value, 431 for oversized headers, 414 for an overlong URL
+ * (test/http/response-headers.test.ts) — and stores nothing.
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
@@ -94,9 +95,10 @@ for (const dialect of DIALECTS) {
     });
 
     it('headers over 16 KiB answer 431 with a JSON error (over real HTTP)', async () => {
-      const url = new URL(`${t.url}/oauth/authorize?state=${'s'.repeat(20 * 1024)}`);
+      const url = new URL(`${t.url}/oauth/authorize`);
+      const headers = { cookie: `c=${'s'.repeat(20 * 1024)}` };
       const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = request(url, (res) => {
+        const req = request(url, { headers }, (res) => {
           let text = '';
           res.on('data', (chunk) => {
             text += chunk;

@@ -26,6 +26,7 @@
  * the session; `schoolauth_signin` holds the sign-in form's CSRF secret. Form field `csrf_token`.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import type { Kysely } from 'kysely';
 import { createAccount } from '../../src/accounts/accounts.js';
 import { randomId } from '../../src/crypto/tokens.js';
@@ -67,6 +68,8 @@ export async function insertTestClient(
     name?: string;
     redirectUris?: string[];
     disabled?: boolean;
+    /** A confidential client (client_secret_post) whose secret is unknown to the test. */
+    confidential?: boolean;
     now?: number;
   } = {},
 ): Promise<Client> {
@@ -76,8 +79,8 @@ export async function insertTestClient(
     name: options.name ?? 'Test CLI',
     application_type: options.kind === 'integration' ? 'web' : 'native',
     redirect_uris: JSON.stringify(options.redirectUris ?? ['http://127.0.0.1/callback']),
-    token_endpoint_auth_method: 'none',
-    secret_hash: null,
+    token_endpoint_auth_method: options.confidential ? 'client_secret_post' : 'none',
+    secret_hash: options.confidential ? randomBytes(32).toString('hex') : null,
     grant_types: JSON.stringify(['authorization_code', 'refresh_token']),
     response_types: JSON.stringify(['code']),
     metadata: '{}',
@@ -132,10 +135,43 @@ export function pageText(html: string): string {
     .trim();
 }
 
-/** fetch with a cookie jar; redirects are returned, not followed. */
+/**
+ * One HTTP exchange with node:http bound to `localAddress` (e.g. 127.0.0.2: every 127/8 address
+ * is this machine), answered as a fetch Response. fetch cannot choose its source address.
+ */
+function requestFrom(
+  localAddress: string,
+  url: URL,
+  init: { method: string; headers: Record<string, string>; body: string | undefined },
+): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: init.method, headers: init.headers, localAddress }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        const headers = new Headers();
+        for (let i = 0; i < res.rawHeaders.length; i += 2)
+          headers.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+        const body = chunks.length > 0 ? Buffer.concat(chunks) : null;
+        resolve(new Response(body, { status: res.statusCode!, headers }));
+      });
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+/**
+ * fetch with a cookie jar; redirects are returned, not followed. With `localAddress` the requests
+ * leave from that loopback address, so the server sees a client IP of its own.
+ */
 export class Browser {
   readonly cookies = new Map<string, string>();
-  constructor(readonly baseUrl: string) {}
+  constructor(
+    readonly baseUrl: string,
+    readonly localAddress?: string,
+  ) {}
 
   async request(
     url: string,
@@ -143,20 +179,24 @@ export class Browser {
   ): Promise<Response> {
     const target = new URL(url, this.baseUrl);
     const headers: Record<string, string> = {};
-    if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const cookie = this.cookieHeader();
+    if (cookie) headers.cookie = cookie;
     let body: string | undefined;
     if (init.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(init.form).toString();
     }
-    const response = await fetch(target, {
-      method: init.method ?? (body ? 'POST' : 'GET'),
-      headers,
-      body,
-      redirect: 'manual',
-    });
-    this.store(response);
+    const method = init.method ?? (body ? 'POST' : 'GET');
+    const response = this.localAddress
+      ? await requestFrom(this.localAddress, target, { method, headers, body })
+      : await fetch(target, { method, headers, body, redirect: 'manual' });
+    this.store(response.headers.getSetCookie());
     return response;
+  }
+
+  /** The Cookie header value for a request (every cookie of the jar; tests use one host). */
+  cookieHeader(): string | undefined {
+    return this.cookies.size > 0 ? [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') : undefined;
   }
 
   get(url: string): Promise<Response> {
@@ -167,8 +207,9 @@ export class Browser {
     return this.request(url, { method: 'POST', form });
   }
 
-  private store(response: Response): void {
-    for (const line of response.headers.getSetCookie()) {
+  /** Keeps (or, when expired, drops) the cookies of Set-Cookie lines. */
+  store(setCookies: readonly string[]): void {
+    for (const line of setCookies) {
       const [pair, ...attributes] = line.split(';');
       const eq = pair!.indexOf('=');
       const name = pair!.slice(0, eq).trim();

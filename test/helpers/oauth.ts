@@ -103,6 +103,14 @@ export async function mintCode(
   return { code: issued.code, verifier, grantId: issued.grantId, redirectUri };
 }
 
+/** RFC 6749 Appendix B: the form-urlencoding of one value (space as "+"). */
+const formEncode = (value: string): string => new URLSearchParams({ v: value }).toString().slice(2);
+
+/** An `Authorization: Basic` value as RFC 6749 §2.3.1 builds it: urlencode each part, then base64. */
+export function basicAuthorization(clientId: string, clientSecret = ''): string {
+  return `Basic ${Buffer.from(`${formEncode(clientId)}:${formEncode(clientSecret)}`).toString('base64')}`;
+}
+
 export function clientCredentials(client: RegisteredClient): Form {
   return { client_id: client.client_id, client_secret: client.client_secret };
 }

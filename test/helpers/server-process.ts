@@ -18,13 +18,8 @@ export interface ServerProcess {
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
-export async function startServer(
-  env: Record<string, string>,
-  readyTimeoutMs = 60000,
-): Promise<ServerProcess> {
-  const port = env.PORT ? Number(env.PORT) : await freePort();
-  let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+function spawnServer(env: Record<string, string>, port: number): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
@@ -37,6 +32,33 @@ export async function startServer(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+}
+
+/** A server process that is expected not to start: its exit code and everything it wrote. */
+export async function serverExit(
+  env: Record<string, string>,
+  timeoutMs = 60000,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawnServer(env, env.PORT ? Number(env.PORT) : await freePort());
+  let output = '';
+  const collect = (d: Buffer) => {
+    output += d.toString();
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, output };
+}
+
+export async function startServer(
+  env: Record<string, string>,
+  readyTimeoutMs = 60000,
+): Promise<ServerProcess> {
+  const port = env.PORT ? Number(env.PORT) : await freePort();
+  let output = '';
+  const child = spawnServer(env, port);
   child.stdout!.on('data', (d: Buffer) => {
     output += d.toString();
   });

@@ -1,5 +1,8 @@
 /** Storage uploads: multipart, size-limited (413), stored under DATA_DIR/uploads, served by URL. */
 import assert from 'node:assert/strict';
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { call, type Demo, multipartBody, seedDemo } from '../helpers/api.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
@@ -11,7 +14,8 @@ for (const dialect of DIALECTS) {
     let demo: Demo;
     let token: string;
     before(async () => {
-      t = await createTestApp(dialect, { env: { UPLOAD_MAX_BYTES: '1024' } });
+      const dataDir = join(mkdtempSync(join(tmpdir(), 'sa-uploads-')), 'data');
+      t = await createTestApp(dialect, { env: { UPLOAD_MAX_BYTES: '1024', DATA_DIR: dataDir } });
       demo = await seedDemo(t);
       token = await mintAccessToken(t, { accountId: demo.accountId, scopes: ['storage:write'] });
     });
@@ -40,6 +44,15 @@ for (const dialect of DIALECTS) {
       assert.match(String(served.headers['content-disposition']), /^attachment/);
       assert.match(String(served.headers['content-security-policy']), /sandbox/);
       assert.equal((await t.app.inject(`/uploads/${file.id}/other.html`)).statusCode, 404);
+    });
+
+    it('an upload is private to the service: the file 0600, DATA_DIR and its uploads directory 0700', async () => {
+      const res = await upload(multipartBody('grades.csv', 'ada,A\n', 'text/csv'));
+      assert.equal(res.statusCode, 201, res.body);
+      const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
+      assert.equal(mode(join(t.config.dataDir, 'uploads', res.json().id)), '600');
+      assert.equal(mode(join(t.config.dataDir, 'uploads')), '700');
+      assert.equal(mode(t.config.dataDir), '700');
     });
 
     it('images are served inline', async () => {

@@ -21,12 +21,18 @@ for (const dialect of DIALECTS) {
   describe(`authorization flow through sign-in and consent [${dialect}]`, () => {
     let t: TestApp;
     let client: Client;
+    let confidential: Client;
     let person: Person;
     before(async () => {
       t = await createTestApp(dialect, { listen: true });
       client = await insertTestClient(t.ctx.db, {
         name: 'Maths CLI',
         redirectUris: ['http://127.0.0.1/callback'],
+      });
+      confidential = await insertTestClient(t.ctx.db, {
+        name: 'Maths Desktop',
+        redirectUris: ['http://127.0.0.1/callback'],
+        confidential: true,
       });
       person = await createPerson(t.ctx.db);
     });
@@ -107,34 +113,71 @@ for (const dialect of DIALECTS) {
       assert.equal(grants.length, 0);
     });
 
-    it('consent is remembered: a subset goes straight through, more scopes ask again', async () => {
+    it('confidential client: remembered consent lets a subset straight through, more scopes ask again', async () => {
       const browser = new Browser(t.url);
-      await run(browser, params({ scope: 'openid courses:read courses:write' }));
-      const subset = await browser.get(authorizeUrl(params({ scope: 'courses:read' })));
+      const conf = { client_id: confidential.id };
+      await run(browser, params({ ...conf, scope: 'openid courses:read courses:write' }));
+      const subset = await browser.get(authorizeUrl(params({ ...conf, scope: 'courses:read' })));
       assert.equal(subset.status, 302);
       assert.ok(new URL(subset.headers.get('location')!).searchParams.get('code'));
-      const more = await browser.get(authorizeUrl(params({ scope: 'courses:read orders:read' })));
+      const more = await browser.get(authorizeUrl(params({ ...conf, scope: 'courses:read orders:read' })));
       assert.equal(more.status, 200);
       const form = readForm(await more.text());
       assert.equal(form.fields.step, 'consent');
     });
 
-    it('prompt=consent asks again even when consent is remembered', async () => {
+    it('confidential client: prompt=consent asks again even when consent is remembered', async () => {
       const browser = new Browser(t.url);
-      await run(browser, params());
-      const res = await browser.get(authorizeUrl(params({ prompt: 'consent' })));
+      const conf = { client_id: confidential.id };
+      await run(browser, params(conf));
+      const res = await browser.get(authorizeUrl(params({ ...conf, prompt: 'consent' })));
       assert.equal(res.status, 200);
       assert.equal(readForm(await res.text()).fields.step, 'consent');
     });
 
-    it('prompt=none: code with session and consent, consent_required without consent', async () => {
+    it('confidential client, prompt=none: code with session and consent, consent_required without consent', async () => {
       const browser = new Browser(t.url);
-      await run(browser, params());
-      const ok = await browser.get(authorizeUrl(params({ prompt: 'none' })));
+      const conf = { client_id: confidential.id };
+      await run(browser, params(conf));
+      const ok = await browser.get(authorizeUrl(params({ ...conf, prompt: 'none' })));
       assert.ok(new URL(ok.headers.get('location')!).searchParams.get('code'));
-      const more = await browser.get(authorizeUrl(params({ prompt: 'none', scope: 'orders:read' })));
+      const more = await browser.get(authorizeUrl(params({ ...conf, prompt: 'none', scope: 'orders:read' })));
       const url = new URL(more.headers.get('location')!);
       assert.equal(url.searchParams.get('error'), 'consent_required');
+      assert.equal(url.searchParams.get('state'), 'st-1');
+      assert.equal(url.searchParams.get('iss'), t.config.issuer);
+    });
+
+    it('public client (RFC 8252 §8.6): remembered consent shows the consent page again, with Allow and Deny', async () => {
+      const browser = new Browser(t.url);
+      await run(browser, params({ scope: 'openid courses:read courses:write' }));
+      const again = await browser.get(authorizeUrl(params({ scope: 'courses:read' })));
+      assert.equal(again.status, 200, 'no silent code');
+      const html = await again.text();
+      const form = readForm(html);
+      assert.equal(form.fields.step, 'consent');
+      assert.deepEqual(
+        form.buttons.map((b) => `${b.value}:${b.label}`),
+        ['allow:Allow', 'deny:Deny'],
+      );
+      assert.match(pageText(html), /You allowed this app before \(\d{4}-\d\d-\d\d \d\d:\d\d UTC\)/);
+      assert.doesNotMatch(html, /<[^>]*\s(autofocus|checked|selected)\b[^>]*>/, 'nothing is pre-chosen');
+      // Deny still refuses; Allow issues the code.
+      const denied = await browser.post(form.action, { ...form.fields, decision: 'deny' });
+      assert.equal(new URL(denied.headers.get('location')!).searchParams.get('error'), 'access_denied');
+      const allowed = await run(browser, params({ scope: 'courses:read' }));
+      assert.match(allowed.searchParams.get('code') ?? '', /^sa_ac_/);
+    });
+
+    it('public client (RFC 8252 §8.6): prompt=none answers consent_required even with remembered consent', async () => {
+      const browser = new Browser(t.url);
+      await run(browser, params());
+      const res = await browser.get(authorizeUrl(params({ prompt: 'none' })));
+      assert.equal(res.status, 302);
+      const url = new URL(res.headers.get('location')!);
+      assert.equal(url.searchParams.get('code'), null);
+      assert.equal(url.searchParams.get('error'), 'consent_required');
+      assert.match(url.searchParams.get('error_description')!, /public client.*RFC 8252 §8\.6/);
       assert.equal(url.searchParams.get('state'), 'st-1');
       assert.equal(url.searchParams.get('iss'), t.config.issuer);
     });
@@ -157,7 +200,8 @@ for (const dialect of DIALECTS) {
       await run(browser, params());
       t.clock.advance(300);
       const recent = await browser.get(authorizeUrl(params({ max_age: '3600' })));
-      assert.equal(recent.status, 302);
+      assert.equal(recent.status, 200);
+      assert.equal(readForm(await recent.text()).fields.step, 'consent', 'no sign-in needed');
       const old = await browser.get(authorizeUrl(params({ max_age: '60' })));
       assert.equal(old.status, 200);
       assert.equal(readForm(await old.text()).fields.step, 'signin');
@@ -189,6 +233,57 @@ for (const dialect of DIALECTS) {
       }
       assert.equal(new Set(texts).size, 1, 'no account enumeration');
       assert.match(texts[0]!, /did not match/);
+    });
+
+    it('matches a loopback URI without a path, at any port, and redirects to exactly the URI requested (RFC 3986 §6.2.3)', async () => {
+      for (const registered of ['http://127.0.0.1', 'http://127.0.0.1:4242', 'http://127.0.0.1/']) {
+        const pathless = await insertTestClient(t.ctx.db, { redirectUris: [registered] });
+        for (const requested of ['http://127.0.0.1:51234', 'http://127.0.0.1:51235/']) {
+          const url = await run(
+            new Browser(t.url),
+            params({ client_id: pathless.id, redirect_uri: requested }),
+          );
+          assert.equal(`${url.origin}${url.pathname}`, `http://127.0.0.1:${new URL(requested).port}/`);
+          const row = await codeRow(url.searchParams.get('code')!);
+          assert.equal(row.redirect_uri, requested, 'the code is bound to the URI the request named');
+        }
+        const elsewhere = await new Browser(t.url).get(
+          authorizeUrl(params({ client_id: pathless.id, redirect_uri: 'http://127.0.0.1:51234/cb' })),
+        );
+        assert.equal(elsewhere.status, 400, 'another path is not the registered URI');
+      }
+    });
+
+    it('accepts offline_access and ignores it: not on the consent page, not granted, not remembered (OIDC Core §11)', async () => {
+      const other = await createPerson(t.ctx.db);
+      const browser = new Browser(t.url);
+      const p = params({ scope: 'openid offline_access courses:read' });
+      const first = await browser.get(authorizeUrl(p));
+      const signin = readForm(await first.text());
+      const consent = await browser.post(signin.action, {
+        ...signin.fields,
+        email: other.email,
+        password: other.password,
+      });
+      const consentHtml = await consent.text();
+      assert.equal(readForm(consentHtml).fields.step, 'consent');
+      assert.doesNotMatch(pageText(consentHtml), /offline/i);
+      const url = await run(browser, p);
+      const row = await codeRow(url.searchParams.get('code')!);
+      assert.equal(row.scopes, 'openid courses:read');
+      const consents = await t.ctx.db
+        .selectFrom('consents')
+        .select('scopes')
+        .where('account_id', '=', other.account.id)
+        .execute();
+      assert.deepEqual(
+        consents.map((c) => c.scopes),
+        ['openid courses:read'],
+      );
+      const alone = await browser.get(authorizeUrl(params({ scope: 'offline_access' })));
+      const error = new URL(alone.headers.get('location')!);
+      assert.equal(error.searchParams.get('error'), 'invalid_scope');
+      assert.match(error.searchParams.get('error_description')!, /offline_access alone/);
     });
 
     it('the sign-in page keeps the request: the hidden fields are re-validated on POST', async () => {

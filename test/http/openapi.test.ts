@@ -11,11 +11,15 @@ type Spec = {
     string,
     Record<
       string,
-      { responses: Record<string, { content?: Record<string, { schema: { properties?: object } }> }> }
+      {
+        responses: Record<string, { content?: Record<string, { schema: { properties?: object } }> }>;
+        security?: Array<Record<string, string[]>>;
+      }
     >
   >;
   components: {
     securitySchemes: {
+      clientSecretBasic: { type: string; scheme: string };
       oauth2: {
         type: string;
         flows: {
@@ -59,6 +63,19 @@ for (const dialect of DIALECTS) {
       assert.equal(flow.tokenUrl, 'http://127.0.0.1:3000/api/oauth/token');
       assert.deepEqual(Object.keys(flow.scopes), [...SCOPE_NAMES]);
       for (const description of Object.values(flow.scopes)) assert.ok(description.length > 5);
+    });
+
+    it('declares HTTP Basic client authentication on the token, revocation and introspection endpoints', () => {
+      assert.deepEqual(
+        {
+          type: spec.components.securitySchemes.clientSecretBasic.type,
+          scheme: spec.components.securitySchemes.clientSecretBasic.scheme,
+        },
+        { type: 'http', scheme: 'basic' },
+      );
+      for (const path of ['/api/oauth/token', '/api/oauth/revoke', '/api/oauth/introspect']) {
+        assert.deepEqual(spec.paths[path]!.post!.security, [{}, { clientSecretBasic: [] }], path);
+      }
     });
 
     it('every school-API scope guards at least one real operation', () => {

@@ -13,6 +13,7 @@ import {
   readForm,
   readForms,
 } from '../helpers/flow.js';
+import { postForm, registerConfidential } from '../helpers/oauth.js';
 
 const LOOPBACK = 'http://127.0.0.1:4711/callback';
 const PARTNER = 'https://partner.example.com/cb';
@@ -138,6 +139,7 @@ for (const dialect of DIALECTS) {
         /Course CLI Self-registered · not verified Redirects to an app on your computer \(loopback\)/,
       );
       assert.match(text, /Partner Shop Registered integration Redirects to a website \(https\)/);
+      assert.match(text, /Access Has access now/);
       assert.match(text, /Last used 2031-05-06 07:08 UTC/);
       assert.match(text, /First allowed \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
       const cliSection = text.slice(text.indexOf('Course CLI'), text.indexOf('Partner Shop'));
@@ -206,6 +208,82 @@ for (const dialect of DIALECTS) {
       // The app must ask again.
       const again = await browser.get(
         `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: cli.id, redirect_uri: LOOPBACK, scope: 'openid', code_challenge: pkcePair().challenge, code_challenge_method: 'S256' })}`,
+      );
+      assert.equal(again.status, 200);
+      assert.equal(readForm(await again.text()).fields.step, 'consent');
+    });
+    /** Authorizes through the pages, redeems the code, then revokes the refresh token (RFC 7009). */
+    async function authorizeThenRevokeTokens(
+      who: Person,
+      b: Browser,
+      client: { id: string; secret?: string | undefined },
+    ): Promise<void> {
+      const pkce = pkcePair();
+      const redirect = await authorizeViaPages({
+        baseUrl: t.url,
+        params: {
+          client_id: client.id,
+          redirect_uri: LOOPBACK,
+          scope: 'openid courses:read',
+          code_challenge: pkce.challenge,
+        },
+        email: who.email,
+        password: who.password,
+        decision: 'allow',
+        browser: b,
+      });
+      const credentials = { client_id: client.id, client_secret: client.secret };
+      const tokens = await postForm(t, '/api/oauth/token', {
+        grant_type: 'authorization_code',
+        code: redirect.searchParams.get('code')!,
+        redirect_uri: LOOPBACK,
+        code_verifier: pkce.verifier,
+        ...credentials,
+      });
+      assert.equal(tokens.statusCode, 200, tokens.body);
+      const revoked = await postForm(t, '/api/oauth/revoke', {
+        token: tokens.json().refresh_token,
+        ...credentials,
+      });
+      assert.equal(revoked.statusCode, 200);
+    }
+
+    it('an app whose tokens were all revoked stays listed while its consent would let it back in; Revoke forgets it', async () => {
+      const who = await createPerson(t.ctx.db);
+      const b = new Browser(t.url);
+      const desktop = await registerConfidential(t, {
+        client_name: 'Grades Desktop',
+        redirect_uris: [LOOPBACK],
+      });
+      await authorizeThenRevokeTokens(who, b, { id: desktop.client_id, secret: desktop.client_secret });
+      await authorizeThenRevokeTokens(who, b, { id: cli.id });
+      const live = await t.ctx.db
+        .selectFrom('grants')
+        .select('id')
+        .where('account_id', '=', who.account.id)
+        .where('revoked_at', 'is', null)
+        .execute();
+      assert.equal(live.length, 0, 'every token and grant is revoked');
+
+      const html = await (await b.get('/account/apps')).text();
+      const text = pageText(html);
+      assert.match(
+        text,
+        /Grades Desktop Self-registered · not verified .*Access No access now; your earlier Allow is remembered and lets it back in without asking/,
+      );
+      assert.match(
+        text,
+        /Course CLI .*Access No access now; your earlier Allow is remembered, and the app must ask you again/,
+      );
+
+      const form = readForms(html).find((f) => f.fields.client_id === desktop.client_id)!;
+      assert.equal((await b.post(form.action, form.fields)).status, 303);
+      const after = pageText(await (await b.get('/account/apps')).text());
+      assert.doesNotMatch(after, /Grades Desktop/);
+      assert.match(after, /Course CLI/);
+      // Without the consent, the confidential app is no longer answered silently: it must ask.
+      const again = await b.get(
+        `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: desktop.client_id, redirect_uri: LOOPBACK, scope: 'courses:read', code_challenge: pkcePair().challenge, code_challenge_method: 'S256' })}`,
       );
       assert.equal(again.status, 200);
       assert.equal(readForm(await again.text()).fields.step, 'consent');

@@ -127,6 +127,12 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it('the sign-in page marks a self-registered app "not verified", as consent does', async () => {
+      const html = await (await new Browser(t.url).get(authorizeUrl())).text();
+      assert.equal(readForm(html).fields.step, 'signin');
+      assert.match(pageText(html), /to continue to <b>Maths<\/b> & "CLI" Self-registered · not verified/);
+    });
+
     it('a registered integration is labelled as such', async () => {
       const integration = await insertTestClient(t.ctx.db, {
         kind: 'integration',
@@ -141,6 +147,12 @@ for (const dialect of DIALECTS) {
       const text = pageText(await res.text());
       assert.match(text, /Registered integration/);
       assert.match(text, /partner\.example\.com \( https \)/);
+      const signIn = await new Browser(t.url).get(
+        authorizeUrl({ client_id: integration.id, redirect_uri: 'https://partner.example.com/cb' }),
+      );
+      const signInText = pageText(await signIn.text());
+      assert.match(signInText, /to continue to Partner Registered integration/);
+      assert.doesNotMatch(signInText, /not verified/);
     });
 
     it('the sign-in form is refused without its CSRF token, with a wrong one, or with another browser’s', async () => {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { hashSecret } from '../../src/crypto/tokens.js';
+import { eraseEndedSuccessors } from '../../src/storage/refresh-tokens.repository.js';
 import { DIALECTS, type TestApp } from '../helpers/app.js';
 import {
   type createPerson,
@@ -9,6 +11,7 @@ import {
   type RegisteredClient,
   refresh,
   register,
+  revoke,
   type TokenResponse,
   tokensFor,
 } from '../helpers/oauth.js';
@@ -114,6 +117,84 @@ for (const dialect of DIALECTS) {
         .where('kind', '=', 'refresh.reused')
         .execute();
       assert.ok(audit.length >= 1);
+    });
+
+    /** The 43 random characters after a token's prefix and stamp. */
+    const randomPart = (token: string) => token.slice(-43);
+
+    it('an earlier refresh token cannot compute its successors: they are not an HMAC of it', async () => {
+      const first = await tokensFor(t, pub, person);
+      const next = (await refresh(t, pub, first.refresh_token)).json() as TokenResponse;
+      const issued = new Set([randomPart(next.access_token), randomPart(next.refresh_token)]);
+      // What a holder of a copy of `first` would try: HMAC(first, label), whatever the stamp.
+      for (const label of ['rotation:access', 'rotation:refresh', 'access', 'refresh']) {
+        for (const key of [first.refresh_token, randomPart(first.refresh_token)]) {
+          const guess = createHmac('sha256', key).update(`schoolauth:${label}`).digest('base64url');
+          assert.equal(issued.has(guess), false, `successor derivable with label ${label}`);
+        }
+      }
+    });
+
+    it('rotating the same token twice in one second gives two different pairs (fresh randomness)', async () => {
+      const first = await tokensFor(t, pub, person);
+      const a = (await refresh(t, pub, first.refresh_token)).json() as TokenResponse;
+      // Undo the rotation (as if it never happened) and rotate again at the same clock reading.
+      await t.ctx.db
+        .updateTable('refresh_tokens')
+        .set({ rotated_at: null, successor: null })
+        .where('token_hash', '=', hashSecret(first.refresh_token))
+        .execute();
+      const res = await refresh(t, pub, first.refresh_token);
+      assert.equal(res.statusCode, 200, res.body);
+      const b = res.json() as TokenResponse;
+      assert.notEqual(randomPart(b.refresh_token), randomPart(a.refresh_token));
+      assert.notEqual(randomPart(b.access_token), randomPart(a.access_token));
+    });
+
+    it('keeps the grace-window pair only encrypted, in the rotated row, and erases it when the window ends', async () => {
+      const first = await tokensFor(t, pub, person);
+      const next = (await refresh(t, pub, first.refresh_token)).json() as TokenResponse;
+      const sealed = async () =>
+        (
+          await t.ctx.db
+            .selectFrom('refresh_tokens')
+            .select('successor')
+            .where('token_hash', '=', hashSecret(first.refresh_token))
+            .executeTakeFirstOrThrow()
+        ).successor;
+      const stored = await sealed();
+      assert.ok(stored, 'the rotated row keeps the sealed pair for the grace window');
+      for (const token of [next.access_token, next.refresh_token]) {
+        assert.equal(stored.includes(randomPart(token)), false, 'no successor in the clear');
+        assert.equal(stored.includes(hashSecret(token)), false);
+      }
+      // Inside the window nothing is erased.
+      await eraseEndedSuccessors(t.ctx.db, t.ctx.now() - t.config.refreshGrace);
+      assert.ok(await sealed());
+      t.clock.advance(t.config.refreshGrace + 1);
+      await eraseEndedSuccessors(t.ctx.db, t.ctx.now() - t.config.refreshGrace);
+      assert.equal(await sealed(), null);
+      // The successor itself is unaffected: it is the live token now.
+      assert.equal((await refresh(t, pub, next.refresh_token)).statusCode, 200);
+    });
+
+    it('a revoked grant erases the sealed pair of its rotated tokens at once', async () => {
+      const first = await tokensFor(t, pub, person);
+      const next = (await refresh(t, pub, first.refresh_token)).json() as TokenResponse;
+      const before = await t.ctx.db
+        .selectFrom('refresh_tokens')
+        .select('successor')
+        .where('token_hash', '=', hashSecret(first.refresh_token))
+        .executeTakeFirstOrThrow();
+      assert.ok(before.successor, 'sealed while the window is open');
+      assert.equal((await revoke(t, pub, next.refresh_token)).statusCode, 200);
+      const row = await t.ctx.db
+        .selectFrom('refresh_tokens')
+        .select(['successor', 'revoked_at'])
+        .where('token_hash', '=', hashSecret(first.refresh_token))
+        .executeTakeFirstOrThrow();
+      assert.notEqual(row.revoked_at, null);
+      assert.equal(row.successor, null);
     });
 
     it('concurrent refreshes of one token inside the window all answer the same new pair', async () => {

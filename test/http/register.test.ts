@@ -62,6 +62,40 @@ for (const dialect of DIALECTS) {
       assert.ok(!JSON.stringify(row).includes(body.client_secret));
     });
 
+    it('registers client_secret_basic as a confidential client and echoes the method (RFC 6749 §2.3.1)', async () => {
+      const res = await post({
+        redirect_uris: [LOOPBACK],
+        token_endpoint_auth_method: 'client_secret_basic',
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      const body = res.json();
+      assert.equal(body.token_endpoint_auth_method, 'client_secret_basic');
+      assert.match(body.client_secret, /^sa_cs_/);
+      assert.equal(body.client_secret_expires_at, 0);
+      const row = await findClient(t.ctx.db, body.client_id);
+      assert.equal(row?.token_endpoint_auth_method, 'client_secret_basic');
+      assert.equal(row?.secret_hash, hashSecret(body.client_secret));
+    });
+
+    it('registers loopback redirect URIs without a path (RFC 3986 §6.2.3) and echoes them as sent', async () => {
+      // oidc-agent's list (without its private-use scheme entry) and git-credential-oauth's URI.
+      const uris = [
+        'http://localhost:4242',
+        'http://localhost:8080',
+        'http://127.0.0.1',
+        'http://[::1]:4242',
+      ];
+      const res = await post({ redirect_uris: uris, application_type: 'web' });
+      assert.equal(res.statusCode, 201, res.body);
+      assert.deepEqual(res.json().redirect_uris, uris);
+    });
+
+    it('accepts offline_access in the registered scope (OIDC Core §11) and echoes the scope as sent', async () => {
+      const res = await post({ redirect_uris: [LOOPBACK], scope: 'openid profile offline_access' });
+      assert.equal(res.statusCode, 201, res.body);
+      assert.equal(res.json().scope, 'openid profile offline_access');
+    });
+
     it('echoes the optional metadata it registered and ignores members it does not understand', async () => {
       const res = await post({
         redirect_uris: [LOOPBACK, 'http://[::1]/cb', 'http://localhost:3000/cb'],
@@ -135,9 +169,15 @@ for (const dialect of DIALECTS) {
       ],
       [
         'an unknown auth method',
-        { redirect_uris: [LOOPBACK], token_endpoint_auth_method: 'client_secret_basic' },
+        { redirect_uris: [LOOPBACK], token_endpoint_auth_method: 'client_secret_jwt' },
         'invalid_client_metadata',
-        /client_secret_post/,
+        /"none" \(public client\), "client_secret_basic" or "client_secret_post"/,
+      ],
+      [
+        "oidc-agent's default list with its private-use scheme (RFC 8252 §7.1)",
+        { redirect_uris: ['http://localhost:4242', 'edu.kit.data.oidc-agent:/redirect'] },
+        'invalid_redirect_uri',
+        /"edu\.kit\.data\.oidc-agent:\/redirect" uses the scheme/,
       ],
       [
         'private_key_jwt',
@@ -211,6 +251,56 @@ for (const dialect of DIALECTS) {
         if (mention) assert.match(description, mention);
       });
     }
+
+    // Issue 19 §6: display strings refuse Unicode Cc, Cf and the line/paragraph separators.
+    const disguises: ReadonlyArray<[field: string, value: (s: string) => unknown, path: string]> = [
+      ['client_name', (s) => `Maths ${s}CLI`, 'client_name'],
+      ['client_uri', (s) => `https://example.com/${s}`, 'client_uri'],
+      ['logo_uri', (s) => `https://example.com/logo${s}.png`, 'logo_uri'],
+      ['tos_uri', (s) => `https://example.com/${s}tos`, 'tos_uri'],
+      ['policy_uri', (s) => `https://example.com/${s}policy`, 'policy_uri'],
+      ['contacts', (s) => ['ok@example.com', `a${s}@example.com`], 'contacts.1'],
+      ['software_id', (s) => `id-${s}`, 'software_id'],
+      ['software_version', (s) => `1.0${s}`, 'software_version'],
+    ];
+    const characters: ReadonlyArray<[what: string, char: string, code: string]> = [
+      ['a bidi override', '\u202e', 'U+202E'],
+      ['a zero-width space', '\u200b', 'U+200B'],
+      ['a C1 control', '\u009b', 'U+009B'],
+      ['a C0 control', '\u0007', 'U+0007'],
+      ['a line separator', '\u2028', 'U+2028'],
+      ['a paragraph separator', '\u2029', 'U+2029'],
+      ['a byte order mark', '\ufeff', 'U+FEFF'],
+    ];
+    for (const [field, value, path] of disguises) {
+      it(`refuses control, format and separator characters in ${field} with invalid_client_metadata naming it`, async () => {
+        for (const [what, char, code] of characters) {
+          const res = await post({ redirect_uris: [LOOPBACK], [field]: value(char) });
+          assert.deepEqual(errorOf(res), { status: 400, error: 'invalid_client_metadata' }, what);
+          const description = res.json().error_description as string;
+          assert.ok(description.startsWith(`field "${path}" contains ${code}: `), description);
+          assert.match(description, /control, format \(bidi override, zero-width\)/, what);
+        }
+      });
+    }
+
+    it('accepts international names unchanged', async () => {
+      for (const name of ['Über-App 日本語 Ñandú', 'Приложение для школы', 'مدرسة', 'Straße 🚀 ½']) {
+        const res = await post({
+          redirect_uris: [LOOPBACK],
+          client_name: name,
+          contacts: [`${name}@example.com`],
+        });
+        assert.equal(res.statusCode, 201, res.body);
+        assert.equal(res.json().client_name, name);
+        const row = await t.ctx.db
+          .selectFrom('clients')
+          .select('name')
+          .where('id', '=', res.json().client_id)
+          .executeTakeFirstOrThrow();
+        assert.equal(row.name, name);
+      }
+    });
 
     it('refuses a form-encoded registration with invalid_client_metadata saying to send JSON', async () => {
       const res = await post(`redirect_uris=${encodeURIComponent(LOOPBACK)}`, {

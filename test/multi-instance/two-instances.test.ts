@@ -24,6 +24,7 @@ describe('two instances on one PostgreSQL', { skip: PG_URL ? false : 'PostgreSQL
   let storage: Storage;
   let person: Person;
   let clientId: string;
+  let confidentialId: string;
   let browser: Browser;
   before(async () => {
     cluster = await startCluster();
@@ -36,6 +37,17 @@ describe('two instances on one PostgreSQL', { skip: PG_URL ? false : 'PostgreSQL
     });
     assert.equal(registered.status, 201);
     clientId = ((await registered.json()) as { client_id: string }).client_id;
+    const confidential = await fetch(`${cluster.a.url}/api/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        redirect_uris: [REDIRECT],
+        client_name: 'Two instances, confidential',
+        token_endpoint_auth_method: 'client_secret_post',
+      }),
+    });
+    assert.equal(confidential.status, 201);
+    confidentialId = ((await confidential.json()) as { client_id: string }).client_id;
     browser = new Browser(cluster.a.url);
   });
   after(async () => {
@@ -90,18 +102,23 @@ describe('two instances on one PostgreSQL', { skip: PG_URL ? false : 'PostgreSQL
   }
 
   it('consent given through A is remembered at B (and so is the session)', async () => {
-    await codeFrom(cluster.a.url);
-    // No password and no decision this time: B must ask for neither.
-    const redirect = await authorizeViaPages({
-      baseUrl: cluster.b.url,
-      browser,
-      params: {
-        client_id: clientId,
-        redirect_uri: REDIRECT,
-        scope: 'openid profile',
-        code_challenge: pkcePair().challenge,
-      },
+    // A confidential client: remembered consent answers it silently (a public one is asked each time).
+    const params = () => ({
+      client_id: confidentialId,
+      redirect_uri: REDIRECT,
+      scope: 'openid profile',
+      code_challenge: pkcePair().challenge,
     });
+    await authorizeViaPages({
+      baseUrl: cluster.a.url,
+      browser,
+      params: params(),
+      email: person.email,
+      password: person.password,
+      decision: 'allow',
+    });
+    // No password and no decision this time: B must ask for neither.
+    const redirect = await authorizeViaPages({ baseUrl: cluster.b.url, browser, params: params() });
     assert.ok(redirect.searchParams.get('code'));
   });
 

@@ -84,6 +84,28 @@ for (const dialect of DIALECTS) {
       assert.match(unknown.stderr, /no client with client_id nope/);
     });
 
+    it('client create --name refuses control, format and separator characters; international names stay unchanged', async () => {
+      const create = (name: string) =>
+        cli(url, ['client', 'create', '--name', name, '--redirect-uri', 'https://g.example/cb']);
+      for (const [name, code] of [
+        ['Gradebook\u202e', 'U+202E'],
+        ['Grade\u200bbook', 'U+200B'],
+        ['Grade\u009bbook', 'U+009B'],
+        ['\u2028Gradebook', 'U+2028'],
+      ] as const) {
+        const r = await create(name);
+        assert.equal(r.code, 2, `${code}: ${r.stderr}`);
+        assert.equal(r.stderr.trim().split('\n').length, 1);
+        assert.match(r.stderr, new RegExp(`--name contains U\\+${code.slice(2)}: control, format`));
+      }
+      const name = 'Über-App 日本語 Ñandú';
+      const ok = await create(name);
+      assert.equal(ok.code, 0, ok.stderr);
+      const clientId = /client_id: (\S+)/.exec(ok.stdout)?.[1] ?? '';
+      const list = await cli(url, ['client', 'list']);
+      assert.match(list.stdout, new RegExp(`${clientId}\\s+${name}\\s+integration`));
+    });
+
     it('client disable revokes its grants and tokens and is audited', async () => {
       const created = await cli(url, [
         'client',

@@ -69,6 +69,15 @@ for (const dialect of DIALECTS) {
           { key: 'current', count: 3, reset_at: now + 30 },
         ])
         .execute();
+      await db
+        .insertInto('signin_throttle')
+        .values(
+          [
+            { key: 'forgotten', failures: 3, blocked_until: now - 900, forget_at: now },
+            { key: 'remembered', failures: 3, blocked_until: now - 800, forget_at: now + 100 },
+          ].map((row) => ({ ...row, refused: 0 })),
+        )
+        .execute();
 
       const counts = await prune(db, t.config, now);
       assert.deepEqual(counts, {
@@ -77,7 +86,7 @@ for (const dialect of DIALECTS) {
         refreshTokens: 1,
         grants: 2,
         sessions: 2,
-        rateLimits: 1,
+        rateLimits: 2,
         clients: 2,
       });
 
@@ -102,6 +111,8 @@ for (const dialect of DIALECTS) {
       assert.ok(!sessions.includes(deadSession) && !sessions.includes(tooOldSession));
       const limits = (await db.selectFrom('rate_limits').select('key').execute()).map((r) => r.key);
       assert.deepEqual(limits, ['current']);
+      const signin = (await db.selectFrom('signin_throttle').select('key').execute()).map((r) => r.key);
+      assert.deepEqual(signin, ['remembered']);
     });
 
     it('a second prune right after finds nothing more; a client dies only once idle and grantless', async () => {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { mintSecret } from '../../src/crypto/tokens.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 import { Browser, createPerson, pageText, readForm } from '../helpers/flow.js';
 import * as oauth from '../helpers/oauth.js';
@@ -13,7 +15,11 @@ const LIMITS = {
   RATE_LIMIT_SIGNIN: '2',
   RATE_LIMIT_API: '3',
   RATE_LIMIT_TOKEN: '3',
+  // The flush timer never fires during a test: the tests flush when they mean to.
+  RATE_LIMIT_FLUSH_MS: '60000',
 };
+
+const JUNK = 1500;
 
 function register(app: FastifyInstance, ip: string) {
   return app.inject({
@@ -39,6 +45,43 @@ function assertRateLimited(response: {
   assert.equal(response.headers['cache-control'], 'no-store');
 }
 
+/** Moves the test clock to the start of the next minute: windows are aligned to the clock. */
+function openWindow(t: TestApp): void {
+  t.clock.advance(60 - (t.clock.now() % 60));
+}
+
+/** The rate-limit rows of the endpoint limits (the sign-in throttle keeps its own rows). */
+async function endpointRows(t: TestApp) {
+  const rows = await t.ctx.db.selectFrom('rate_limits').select(['key', 'count']).orderBy('key').execute();
+  return rows.filter((row) => !row.key.startsWith('signin:'));
+}
+
+/** Sends JUNK requests, 50 at a time; answers how many got each status. */
+async function junk(send: () => Promise<number>): Promise<Record<number, number>> {
+  const tally: Record<number, number> = {};
+  for (let sent = 0; sent < JUNK; sent += 50) {
+    for (const status of await Promise.all(Array.from({ length: 50 }, send))) {
+      tally[status] = (tally[status] ?? 0) + 1;
+    }
+  }
+  return tally;
+}
+
+/** Rows keyed by this client IP. */
+async function ipRows(t: TestApp, ip: string) {
+  return (await endpointRows(t)).filter((row) => row.key.endsWith(`:${ip}`));
+}
+
+/**
+ * After a flush: on PostgreSQL the one row of the IP's window holds every junk hit; on SQLite
+ * memory is the truth and nothing is written.
+ */
+async function assertFlushedAsOneIpRow(t: TestApp, scope: string, ip: string) {
+  await t.app.rateLimits.flush();
+  const key = `${scope}:${ip}`;
+  assert.deepEqual(await ipRows(t, ip), t.dialect === 'postgres' ? [{ key, count: JUNK }] : []);
+}
+
 for (const dialect of DIALECTS) {
   describe(`rate limits over HTTP [${dialect}]`, () => {
     let t: TestApp;
@@ -48,8 +91,14 @@ for (const dialect of DIALECTS) {
     after(() => t.close());
 
     it('registration: RATE_LIMIT_REGISTER per minute per IP, then 429 with Retry-After', async () => {
+      openWindow(t);
       for (let i = 0; i < 3; i++) assert.equal((await register(t.app, '192.0.2.1')).statusCode, 201);
       assertRateLimited(await register(t.app, '192.0.2.1'));
+      assert.deepEqual(
+        await ipRows(t, '192.0.2.1'),
+        [],
+        'counted in memory: no row written on the request path',
+      );
       assert.equal((await register(t.app, '192.0.2.2')).statusCode, 201, 'another IP has its own budget');
       t.clock.advance(60);
       assert.equal((await register(t.app, '192.0.2.1')).statusCode, 201, 'a new window opens');
@@ -77,7 +126,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('API: RATE_LIMIT_API per minute per access token; anonymous callers per IP', async () => {
-      t.clock.advance(60);
+      openWindow(t);
       const person = await createPerson(t.ctx.db);
       const token = await mintAccessToken(t, { accountId: person.account.id, scopes: ['account:read'] });
       const other = await mintAccessToken(t, { accountId: person.account.id, scopes: ['account:read'] });
@@ -94,8 +143,31 @@ for (const dialect of DIALECTS) {
       assertRateLimited(await get());
     });
 
+    it('API: 1,500 made-up tokens count against the client IP and write no row; a valid token keeps its own allowance', async () => {
+      openWindow(t);
+      const person = await createPerson(t.ctx.db);
+      const valid = await mintAccessToken(t, { accountId: person.account.id, scopes: ['account:read'] });
+      const get = (bearer: string) =>
+        t.app.inject({
+          url: '/api/v1/account',
+          remoteAddress: '192.0.2.60',
+          headers: { authorization: `Bearer ${bearer}` },
+        });
+      const statuses = await junk(async () => (await get(mintSecret('accessToken').value)).statusCode);
+      assert.deepEqual(
+        statuses,
+        { 401: 3, 429: JUNK - 3 },
+        'judged while the IP is within its allowance, then refused',
+      );
+      assert.deepEqual(await ipRows(t, '192.0.2.60'), [], 'no rate-limit row written on the request path');
+      for (let i = 0; i < 3; i++)
+        assert.equal((await get(valid)).statusCode, 200, 'a valid token is not the IP');
+      assertRateLimited(await get(valid));
+      await assertFlushedAsOneIpRow(t, 'api:ip', '192.0.2.60');
+    });
+
     it('token endpoint: RATE_LIMIT_TOKEN per minute per client_id', async () => {
-      t.clock.advance(60);
+      openWindow(t);
       const client = await oauth.register(t);
       const other = await oauth.register(t);
       const person = await oauth.createPerson(t);
@@ -114,18 +186,86 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it('token endpoint: 1,500 made-up client ids count against the client IP and write no row; a known client keeps its own allowance', async () => {
+      openWindow(t);
+      const client = await oauth.register(t);
+      const post = (clientId: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/oauth/token',
+          remoteAddress: '192.0.2.70',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: oauth.formBody({
+            grant_type: 'refresh_token',
+            refresh_token: 'sa_rt_unknown',
+            client_id: clientId,
+          }),
+        });
+      const statuses = await junk(
+        async () => (await post(`dyn_${randomBytes(16).toString('hex')}`)).statusCode,
+      );
+      assert.deepEqual(
+        statuses,
+        { 401: 3, 429: JUNK - 3 },
+        'invalid_client while the IP is within its allowance, then refused',
+      );
+      assert.deepEqual(await ipRows(t, '192.0.2.70'), [], 'no rate-limit row written on the request path');
+      for (let i = 0; i < 3; i++) {
+        assert.equal((await post(client.client_id)).statusCode, 400, 'a known client is not the IP');
+      }
+      assertRateLimited(await post(client.client_id));
+      await assertFlushedAsOneIpRow(t, 'token:ip', '192.0.2.70');
+    });
+
+    it('token endpoint: a client authenticating with HTTP Basic counts against its client_id, not the IP', async () => {
+      openWindow(t);
+      const client = await oauth.register(t);
+      const other = await oauth.register(t);
+      const refreshAs = (c: oauth.RegisteredClient) =>
+        oauth.postForm(
+          t,
+          '/api/oauth/token',
+          { grant_type: 'refresh_token', refresh_token: 'sa_rt_unknown' },
+          { authorization: oauth.basicAuthorization(c.client_id) },
+        );
+      for (let i = 0; i < 3; i++) assert.equal((await refreshAs(client)).statusCode, 400);
+      assertRateLimited(await refreshAs(client));
+      assert.equal((await refreshAs(other)).statusCode, 400, 'another client has its own budget');
+    });
+
     if (dialect === 'postgres') {
-      it('limits are shared by two instances on one database', async () => {
+      it('two instances on one database share a limit through the flush', async () => {
         const b = await secondInstance(t);
         try {
-          t.clock.advance(60);
-          const statuses = [];
-          for (const app of [t.app, b.app, t.app, b.app])
-            statuses.push((await register(app, '192.0.2.9')).statusCode);
-          assert.deepEqual(statuses, [201, 201, 201, 429]);
+          openWindow(t);
+          const a = t.app;
+          const statuses = async (app: FastifyInstance, n: number) => {
+            const out = [];
+            for (let i = 0; i < n; i++) out.push((await register(app, '192.0.2.9')).statusCode);
+            return out;
+          };
+          assert.deepEqual(await statuses(a, 2), [201, 201]);
+          await a.rateLimits.flush();
+          // B has not flushed this key yet: it counts its own hit and learns A's two at its flush.
+          assert.deepEqual(await statuses(b.app, 1), [201]);
+          await b.app.rateLimits.flush();
+          assert.deepEqual(await statuses(b.app, 1), [429], 'B counts A’s two registrations');
+          // A last heard of the row before B's hit: its next hit is the one the README's bound allows.
+          assert.deepEqual(await statuses(a, 1), [201]);
+          await a.rateLimits.flush();
+          assert.deepEqual(await statuses(a, 1), [429], 'A counts B’s hit from its next flush on');
         } finally {
           await b.close();
         }
+      });
+
+      it('closing an instance sends its last counts, so the others count them', async () => {
+        const b = await secondInstance(t);
+        openWindow(t);
+        assert.equal((await register(b.app, '192.0.2.10')).statusCode, 201);
+        assert.deepEqual(await ipRows(t, '192.0.2.10'), []);
+        await b.close();
+        assert.deepEqual(await ipRows(t, '192.0.2.10'), [{ key: 'register:ip:192.0.2.10', count: 1 }]);
       });
     }
   });

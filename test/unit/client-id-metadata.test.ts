@@ -184,7 +184,12 @@ describe('metadata documents (draft §4, §4.1)', () => {
     ['no client_id', doc({ client_id: undefined }), /no "client_id"/],
     ['no client_name', doc({ client_name: undefined }), /no "client_name"/],
     ['an empty client_name', doc({ client_name: '  ' }), /"client_name" that is not a non-empty string/],
-    ['a control character in client_name', doc({ client_name: 'A\u0007' }), /control characters/],
+    ['a control character in client_name', doc({ client_name: 'A\u0007' }), /"client_name" contains U\+0007/],
+    [
+      'a bidi override in client_name',
+      doc({ client_name: 'Agent\u202Eevil' }),
+      /"client_name" contains U\+202E/,
+    ],
     ['no redirect_uris', doc({ redirect_uris: undefined }), /no "redirect_uris"/],
     ['empty redirect_uris', doc({ redirect_uris: [] }), /not an array of 1 to 20/],
     [

@@ -31,6 +31,7 @@ function setup(answer: (url: string, n: number) => Fetched, entries = 100) {
     fetch: { connectTimeoutMs: 1, readTimeoutMs: 1, allowLoopback: false, ca: undefined },
     cache: { min: 60, max: 3600, entries },
     now: clock.now,
+    limit: () => 42,
     observe: async (report) => {
       reports.push(report);
     },
@@ -53,7 +54,7 @@ describe('metadata documents cache (draft §5.2)', () => {
     const s = setup((url) => valid(url));
     s.hold();
     const all = Promise.all(Array.from({ length: 5 }, () => s.documents.resolve(A, '127.0.0.1')));
-    assert.ok(s.documents.fetching(A));
+    assert.equal(s.documents.limited(A, 'ip'), undefined, 'joining a fetch under way costs no fetch');
     s.release();
     const results = await all;
     assert.ok(results.every((r) => r.ok));
@@ -61,7 +62,8 @@ describe('metadata documents cache (draft §5.2)', () => {
     assert.equal(s.reports.length, 1);
     assert.equal(s.reports[0]!.outcome, 'ok');
     assert.equal(s.reports[0]!.cacheSeconds, 600);
-    assert.ok(!s.documents.fetching(A));
+    assert.equal(s.documents.limited(A, 'ip'), undefined, 'a cached document costs no fetch');
+    assert.equal(s.documents.limited(B, 'ip'), 42, 'a new fetch is counted');
   });
 
   it('a valid document is kept for its cache lifetime, then fetched again', async () => {

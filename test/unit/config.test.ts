@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
@@ -28,10 +28,23 @@ describe('configuration', () => {
     assert.equal(config.refreshGrace, 30);
     assert.equal(config.sessionTtl, 86400);
     assert.equal(config.rateLimits, true);
+    assert.equal(config.rateLimitFlushMs, 1000);
+    assert.equal(config.rateLimitMaxKeys, 100_000);
     assert.equal(config.databasePoolSize, 10);
     assert.equal(config.seedDemo, true);
     assert.equal(config.logRequests, 'errors');
     assert.ok(Object.isFrozen(config));
+  });
+
+  it('rate-limit flush interval and key cap: bounded whole numbers', () => {
+    assert.match(
+      problems({ RATE_LIMIT_FLUSH_MS: '5' })[0]!,
+      /RATE_LIMIT_FLUSH_MS="5": expected a whole number from 10 to 60000/,
+    );
+    assert.match(
+      problems({ RATE_LIMIT_MAX_KEYS: '10' })[0]!,
+      /RATE_LIMIT_MAX_KEYS="10": expected a whole number from 1000/,
+    );
   });
 
   it('the issuer is canonical: a trailing slash is dropped', () => {
@@ -65,9 +78,31 @@ describe('configuration', () => {
     assert.match(found.join('\n'), /ISSUER="http:\/\/auth.example.com": expected https/);
   });
 
+  it('password checks: SIGNIN_CONCURRENCY defaults to the CPU count (at most 4), SIGNIN_QUEUE to 16; both validated', () => {
+    const config = loadConfig({});
+    assert.equal(config.signinConcurrency, Math.min(availableParallelism(), 4));
+    assert.equal(config.signinQueue, 16);
+    const set = loadConfig({ SIGNIN_CONCURRENCY: '2', SIGNIN_QUEUE: '0' });
+    assert.deepEqual([set.signinConcurrency, set.signinQueue], [2, 0]);
+    const found = problems({ SIGNIN_CONCURRENCY: '0', SIGNIN_QUEUE: 'many' });
+    assert.match(found.join('\n'), /SIGNIN_CONCURRENCY="0": expected a whole number from 1 to 64/);
+    assert.match(found.join('\n'), /SIGNIN_QUEUE="many": expected a whole number from 0 to 10000/);
+  });
+
   it('an issuer with a path, query or fragment is refused', () => {
     assert.match(problems({ ISSUER: 'https://a.example/auth' })[0]!, /expected an origin only/);
     assert.match(problems({ ISSUER: 'https://a.example/?x=1' })[0]!, /expected an origin only/);
+  });
+
+  it('HOST takes an IP address or a host name; anything else is named, with the others', () => {
+    for (const host of ['127.0.0.1', '0.0.0.0', '::', '::1', '10.1.2.3', 'localhost', 'auth-1.internal']) {
+      assert.equal(loadConfig({ HOST: host }).host, host);
+    }
+    for (const host of ['999.1.1.1', '1.2.3', 'a b', 'host_name', '[::1]', '-x.example', 'x..y']) {
+      const found = problems({ HOST: host, PORT: 'x' });
+      assert.equal(found.length, 2, host);
+      assert.ok(found[0]!.startsWith(`HOST=${JSON.stringify(host)}: expected an IP address`), found[0]);
+    }
   });
 
   it('LOOPBACK_HOSTS accepts only loopback host names', () => {

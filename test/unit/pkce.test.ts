@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isValidCodeChallenge, isValidCodeVerifier, s256, verifyS256 } from '../../src/oauth/pkce.js';
+import {
+  codeVerifierProblem,
+  isValidCodeChallenge,
+  isValidCodeVerifier,
+  s256,
+  verifyS256,
+} from '../../src/oauth/pkce.js';
 
 // RFC 7636 Appendix B.
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
@@ -46,6 +52,21 @@ describe('PKCE S256 (RFC 7636)', () => {
       assert.equal(isValidCodeVerifier(verifier), valid);
     });
   }
+
+  it('says what is wrong with a malformed verifier: its forbidden characters, else its length', () => {
+    assert.equal(codeVerifierProblem(VERIFIER), undefined);
+    const padded = Buffer.from('x'.repeat(32)).toString('base64');
+    assert.match(
+      codeVerifierProblem(`${padded.slice(0, 40)}+/${padded.slice(40)}`)!,
+      /characters a verifier may not have \("\+", "\/", "="\)/,
+    );
+    assert.match(
+      codeVerifierProblem('a'.repeat(42))!,
+      /is 42 characters long; RFC 7636 §4\.1 allows 43 to 128/,
+    );
+    assert.match(codeVerifierProblem('a'.repeat(129))!, /is 129 characters long/);
+    assert.match(codeVerifierProblem(`${'a'.repeat(43)} \u0000`)!, /\(" ", "\\u0000"\)/);
+  });
 
   const challenges: ReadonlyArray<[string, boolean]> = [
     [CHALLENGE, true],

@@ -18,6 +18,12 @@ const ACCEPTED: readonly string[] = [
   'http://127.0.0.1:8080/callback?x=a%20b',
   'http://127.0.0.1:8080/a-b_c.d~e',
   'http://127.0.0.1:8080/cb/',
+  // RFC 3986 §6.2.3: an empty path is "/" (oidc-agent, git-credential-oauth register these).
+  'http://127.0.0.1:4242',
+  'http://127.0.0.1',
+  'http://localhost:4242',
+  'http://[::1]:4242',
+  'http://127.0.0.1:8080?x=1',
 ];
 
 const REFUSED: ReadonlyArray<[uri: string, reason: RegExp]> = [
@@ -53,8 +59,8 @@ const REFUSED: ReadonlyArray<[uri: string, reason: RegExp]> = [
   ['//127.0.0.1:8080/cb', /not an absolute URI/],
   ['/callback', /not an absolute URI/],
   ['', /is empty/],
-  ['http://127.0.0.1:8080', /no path/],
-  ['http://127.0.0.1:8080?x=1', /no path/],
+  ['http://127.0.0.1:80', /canonical form; register "http:\/\/127.0.0.1\/"/],
+  ['http://127.0.0.1:4242/.', /canonical form; register "http:\/\/127.0.0.1:4242\/"/],
   ['http://127.0.0.1:0/cb', /invalid port/],
   ['http://127.0.0.1:08080/cb', /invalid port/],
   ['http://127.0.0.1:65536/cb', /above 65535/],
@@ -137,6 +143,28 @@ describe('redirect URI matching', () => {
       assert.equal(matchRedirectUri(requested, registered, 'dynamic'), expected);
     });
   }
+
+  it('a path-less loopback URI equals the one with "/" (RFC 3986 §6.2.3), at any port', () => {
+    for (const registeredUri of ['http://127.0.0.1', 'http://127.0.0.1:4242', 'http://127.0.0.1/']) {
+      for (const requested of [
+        'http://127.0.0.1:4242',
+        'http://127.0.0.1:51234',
+        'http://127.0.0.1:51234/',
+      ]) {
+        assert.equal(matchRedirectUri(requested, [registeredUri], 'dynamic'), registeredUri, requested);
+      }
+      assert.equal(matchRedirectUri('http://127.0.0.1:51234/cb', [registeredUri], 'dynamic'), undefined);
+      assert.equal(matchRedirectUri('http://localhost:51234', [registeredUri], 'dynamic'), undefined);
+      assert.equal(matchRedirectUri('http://127.0.0.1:51234?x=1', [registeredUri], 'dynamic'), undefined);
+    }
+    assert.equal(
+      matchRedirectUri('http://localhost:8080', ['http://localhost:4242'], 'dynamic'),
+      'http://localhost:4242',
+    );
+    assert.equal(matchRedirectUri('http://[::1]:8080/', ['http://[::1]'], 'dynamic'), 'http://[::1]');
+    assert.equal(matchRedirectUri('http://127.0.0.1:0', ['http://127.0.0.1'], 'dynamic'), undefined);
+    assert.equal(matchRedirectUri('http://127.0.0.1:80', ['http://127.0.0.1'], 'dynamic'), undefined);
+  });
 
   it('integrations match by exact string only', () => {
     const uris = ['https://app.example.com/cb', 'http://127.0.0.1:8080/cb'];

@@ -12,6 +12,9 @@ describe('scope parsing (RFC 6749 §3.3)', () => {
     ['openid openid profile', ['openid', 'profile']],
     ['openid  profile', ['openid', 'profile']],
     [' openid profile ', ['openid', 'profile']],
+    // OIDC Core §11: accepted and ignored, every grant gets a refresh token (oidc-agent, MCP SDK).
+    ['openid offline_access', ['openid']],
+    ['offline_access profile offline_access openid', ['openid', 'profile']],
   ];
   for (const [value, scopes] of ok) {
     it(`${JSON.stringify(value)} → ${scopes.join(' ')} (catalogue order, duplicates collapsed)`, () => {
@@ -30,7 +33,9 @@ describe('scope parsing (RFC 6749 §3.3)', () => {
     ['openid\tprofile', /single spaces/],
     ['openid\nprofile', /single spaces/],
     ['openid,profile', /unknown scope "openid,profile"/],
-    ['openid offline_access', /unknown scope "offline_access"/],
+    ['offline_access', /offline_access alone names no scope/],
+    [' offline_access  offline_access', /offline_access alone names no scope/],
+    ['OFFLINE_ACCESS openid', /unknown scope "OFFLINE_ACCESS"/],
     ['courses:admin', /unknown scope "courses:admin"/],
     ['OPENID', /unknown scope "OPENID"/],
     ['openid "x"', /single spaces/],

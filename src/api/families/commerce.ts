@@ -96,14 +96,9 @@ export const digitalProducts: FamilyDefinition = {
     description: field.text('What the buyer gets', '120 exercises with solutions.', { default: '' }),
     price_cents: field.integer('Price, smallest currency unit', 900, { required: true, minimum: 0 }),
     currency,
-    file_url: field.string(
-      'Where the file is (e.g. a storage upload URL)',
-      'https://example.com/workbook.pdf',
-      {
-        default: '',
-        maxLength: 2000,
-      },
-    ),
+    file_url: field.url('Where the file is (e.g. a storage upload URL)', 'https://example.com/workbook.pdf', {
+      default: '',
+    }),
     status: publication.field,
   },
 };

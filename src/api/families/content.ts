@@ -1,4 +1,5 @@
 import { CRUD, type FamilyDefinition, field, publication, READ_ONLY } from '../define.js';
+import { TEXT_OR_HTTPS_URL_FORMAT } from '../url-fields.js';
 
 export const events: FamilyDefinition = {
   table: 'events',
@@ -16,7 +17,11 @@ export const events: FamilyDefinition = {
     description: field.text('What happens', 'Meet the lecturers.', { default: '' }),
     starts_at: field.datetime('Start (RFC 3339 date-time)', '2027-03-01T18:00:00Z', { required: true }),
     ends_at: field.datetime('End (RFC 3339 date-time)', '2027-03-01T20:00:00Z', { nullable: true }),
-    location: field.string('Place or meeting URL', 'Online', { default: '', maxLength: 500 }),
+    location: field.string('Place, or an https meeting URL', 'Online', {
+      default: '',
+      maxLength: 500,
+      format: TEXT_OR_HTTPS_URL_FORMAT,
+    }),
     status: publication.field,
   },
 };

@@ -1,4 +1,5 @@
 import { CRUD, type FamilyDefinition, field } from '../define.js';
+import { TEXT_OR_HTTPS_URL_FORMAT } from '../url-fields.js';
 import { courses } from './courses.js';
 
 /** A course's curriculum: sections, each holding ordered lessons. */
@@ -33,8 +34,9 @@ export const lessons: FamilyDefinition = {
   fields: {
     title: field.string('Lesson title', 'What is a variable?', { required: true, maxLength: 200 }),
     kind: field.enum('Kind of lesson', ['text', 'video', 'quiz', 'download'], 'text', { default: 'text' }),
-    content: field.text('Lesson body (Markdown) or media URL', 'A variable stands for a number.', {
+    content: field.text('Lesson body (Markdown), or an https media URL', 'A variable stands for a number.', {
       default: '',
+      format: TEXT_OR_HTTPS_URL_FORMAT,
     }),
     duration_minutes: field.integer('Expected duration', 10, { default: 0, minimum: 0, maximum: 10000 }),
     position: field.integer('Order within the section (ascending)', 1, { default: 0, minimum: 0 }),

@@ -4,6 +4,7 @@
  */
 import { recordAudit } from '../../audit/audit.js';
 import { mintSecret, randomId } from '../../crypto/tokens.js';
+import { displayTextProblem } from '../../display-text.js';
 import { disableClient, listClients } from '../../storage/client-admin.repository.js';
 import { findClient, insertClient, redirectUrisOf } from '../../storage/clients.repository.js';
 import { revokeGrants } from '../../storage/grants.repository.js';
@@ -25,10 +26,16 @@ export const clientCreate = defineCommand({
       multiple: true,
       description: 'https callback (repeatable); http loopback addresses are accepted too',
     },
-    confidential: { type: 'boolean', description: 'issue a client secret (client_secret_post)' },
+    confidential: {
+      type: 'boolean',
+      description: 'issue a client secret (used with client_secret_basic or client_secret_post)',
+    },
   },
   async run(ctx, args, io) {
     const uris = args['redirect-uri'] ?? [];
+    // Shown on the consent page and in Connected apps: refused as registration refuses it.
+    const nameProblem = displayTextProblem('--name', args.name!);
+    if (nameProblem) throw new UsageError(nameProblem);
     const name = args.name!.trim();
     if (!name) throw new UsageError('--name must not be empty');
     if (uris.length > MAX_REDIRECT_URIS) throw new UsageError(`at most ${MAX_REDIRECT_URIS} --redirect-uri`);

@@ -12,6 +12,7 @@ import { countOAuthError } from '../../ops/metrics.js';
 import { formBody } from '../../pages/form.js';
 import { sendPage, sendRedirect } from '../../pages/respond.js';
 import { expiredFormPage } from '../../pages/sign-in.routes.js';
+import type { EndpointLimits } from '../../rate-limit/endpoint-limits.js';
 import { CSRF_FIELD, checkCsrfToken, checkSigninCsrf } from '../../sessions/csrf.js';
 import { type ActiveSession, loadSession, startSession } from '../../sessions/sessions.js';
 import { signInWithForm } from '../../sessions/sign-in.js';
@@ -23,7 +24,8 @@ import { isClientIdUrl } from '../client-id-metadata/client-id-url.js';
 import type { MetadataDocuments } from '../client-id-metadata/documents.js';
 import { metadataDocumentsFor } from '../client-id-metadata/wiring.js';
 import { PATHS } from '../discovery.js';
-import { inCatalogueOrder, isSubset, splitScope } from '../scopes.js';
+import { inCatalogueOrder, splitScope } from '../scopes.js';
+import { consentRequiredDescription, judgeConsent } from './consent-policy.js';
 import { type Flow, showConsent, showProblem, showSignIn } from './pages.js';
 import { readParams } from './params.js';
 import { clientRedirect } from './response.js';
@@ -92,20 +94,18 @@ function mustSignIn(x: Exchange, flow: Flow, session: ActiveSession | undefined)
   return maxAge !== undefined && x.ctx.now() - session.authTime > maxAge;
 }
 
-/** After sign-in is settled: remembered consent goes straight through, otherwise ask. */
+/**
+ * After sign-in is settled: remembered consent goes straight through for a confidential client
+ * only; a public client's request is always confirmed on the consent page (consent-policy.ts).
+ */
 async function afterSignIn(x: Exchange, flow: Flow, session: ActiveSession): Promise<FastifyReply> {
   const consent = await findConsent(x.ctx.db, session.account.id, flow.client.id);
-  const remembered = consent !== undefined && isSubset(flow.request.scopes, splitScope(consent.scopes));
-  if (remembered && !flow.request.prompt.has('consent')) return issueCode(x, flow, session);
+  const judgement = judgeConsent(flow.client, consent, flow.request);
+  if (judgement.silent) return issueCode(x, flow, session);
   if (flow.request.prompt.has('none')) {
-    return redirectError(
-      x,
-      flow,
-      'consent_required',
-      'the person has not allowed this app these scopes; send the request without prompt=none',
-    );
+    return redirectError(x, flow, 'consent_required', consentRequiredDescription(judgement));
   }
-  return showConsent(x.reply, flow, session);
+  return showConsent(x.reply, flow, session, judgement.remembered ? consent?.updated_at : undefined);
 }
 
 async function startFlow(x: Exchange, flow: Flow): Promise<FastifyReply> {
@@ -126,7 +126,10 @@ async function startFlow(x: Exchange, flow: Flow): Promise<FastifyReply> {
 
 async function signInStep(x: Exchange, flow: Flow, body: Record<string, unknown>): Promise<FastifyReply> {
   if (!checkSigninCsrf(x.ctx, x.request, body[CSRF_FIELD])) return sendPage(x.reply, 403, expiredFormPage());
-  const outcome = await signInWithForm(x.ctx, { email: body.email, password: body.password }, x.request.ip);
+  const outcome = await signInWithForm(x.ctx, x.request, x.reply, {
+    email: body.email,
+    password: body.password,
+  });
   if (!('account' in outcome)) {
     const email = typeof body.email === 'string' ? body.email : undefined;
     if (outcome.retryAfter) x.reply.header('retry-after', String(outcome.retryAfter));
@@ -213,8 +216,12 @@ async function authorize(x: Exchange, source: unknown): Promise<FastifyReply> {
   return startFlow(x, flow);
 }
 
-export async function authorizeRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const documents = metadataDocumentsFor(ctx);
+export async function authorizeRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  limits: Pick<EndpointLimits, 'clientMetadata'>,
+): Promise<void> {
+  const documents = metadataDocumentsFor(ctx, limits);
   app.get(PATHS.authorization, AUTHORIZE_SCHEMA.get, (request, reply) =>
     authorize({ ctx, request, reply, status: 302, documents }, request.query),
   );

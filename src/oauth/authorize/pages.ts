@@ -14,6 +14,7 @@ import { csrfToken, signinCsrfToken } from '../../sessions/csrf.js';
 import type { ActiveSession } from '../../sessions/sessions.js';
 import type { Client } from '../../storage/schema.js';
 import { PATHS } from '../discovery.js';
+import { isConfidential } from './consent-policy.js';
 import type { RequestParams } from './params.js';
 import type { AuthorizationRequest, MetadataIdentity, PageProblem } from './validate.js';
 
@@ -48,19 +49,32 @@ export function showSignIn(
     csrfToken: signinCsrfToken(ctx, request, reply),
     hidden: hidden(flow, 'signin'),
     clientName: flow.metadata ? `${flow.client.name} (${flow.metadata.host})` : flow.client.name,
+    // A metadata document the operator trusts is a registered integration (SPEC §5a).
+    clientKind: flow.metadata?.trusted ? 'integration' : flow.client.kind,
     email: failure?.email,
     error: failure?.message,
   });
   return sendPage(reply, failure?.status ?? 200, page, { formTargets: formTargets(flow) });
 }
 
-export function showConsent(reply: FastifyReply, flow: Flow, session: ActiveSession): FastifyReply {
+/**
+ * The consent page. `allowedBefore` (epoch seconds) is when the person last allowed this client
+ * every requested scope, for a request that asks again anyway (public client, prompt=consent).
+ */
+export function showConsent(
+  reply: FastifyReply,
+  flow: Flow,
+  session: ActiveSession,
+  allowedBefore?: number,
+): FastifyReply {
   const page = consentPage({
     action: PATHS.authorization,
     csrfToken: csrfToken(session.csrfSecret, 'authorize'),
     hidden: hidden(flow, 'consent'),
     clientName: flow.client.name,
     clientKind: flow.client.kind,
+    publicClient: !isConfidential(flow.client),
+    allowedBefore,
     redirectUri: flow.redirectUri,
     scopes: groupScopes(flow.request.scopes),
     accountEmail: session.account.email,

@@ -5,7 +5,6 @@
  * until the redirect URI is verified, nobody may be sent to it).
  */
 import type { AppContext } from '../../context.js';
-import { hit, limitKey } from '../../rate-limit/counter.js';
 import { listMetadataRules } from '../../storage/client-metadata-rules.repository.js';
 import { findClient } from '../../storage/clients.repository.js';
 import type { Client } from '../../storage/schema.js';
@@ -16,8 +15,6 @@ import type { MetadataDocument } from './document.js';
 import type { MetadataDocuments } from './documents.js';
 import { judgeRedirect } from './redirect-policy.js';
 import { judgeClientId } from './rules.js';
-
-const MINUTE = 60;
 
 /** The `clients` row that stands for the document (kept as it was where the document is silent). */
 function clientRow(document: MetadataDocument, previous: Client | undefined, now: number): Client {
@@ -45,14 +42,6 @@ const unchanged = (a: Client | undefined, b: Client): boolean =>
   a.application_type === b.application_type &&
   a.redirect_uris === b.redirect_uris &&
   a.metadata === b.metadata;
-
-/** RATE_LIMIT_CLIENT_METADATA fetches per minute per client IP: seconds to wait, or undefined. */
-async function fetchLimited(ctx: AppContext, ip: string): Promise<number | undefined> {
-  if (!ctx.config.rateLimits) return undefined;
-  const limit = ctx.config.clientMetadata.rateLimit;
-  const result = await hit(ctx.db, limitKey('client_metadata:ip', ip), limit, MINUTE, ctx.now());
-  return result.allowed ? undefined : result.retryAfter;
-}
 
 /** The app as the document describes it, or the page that says why it cannot be used. */
 export async function metadataTarget(
@@ -120,19 +109,17 @@ async function fromDocument(
   known: Known,
 ): Promise<Target> {
   const { clientId, host, trusted } = known;
-  if (!documents.cached(clientId) && !documents.fetching(clientId)) {
-    const retryAfter = await fetchLimited(ctx, known.ip);
-    if (retryAfter !== undefined) {
-      return {
-        problem: {
-          title: 'Too many apps at once',
-          message: `Too many apps were looked up from your address in the last minute. Try again in ${retryAfter} seconds.`,
-          code: 'rate_limited',
-          status: 429,
-          retryAfter,
-        },
-      };
-    }
+  const retryAfter = documents.limited(clientId, known.ip);
+  if (retryAfter !== undefined) {
+    return {
+      problem: {
+        title: 'Too many apps at once',
+        message: `Too many apps were looked up from your address in the last minute. Try again in ${retryAfter} seconds.`,
+        code: 'rate_limited',
+        status: 429,
+        retryAfter,
+      },
+    };
   }
   const resolution = await documents.resolve(clientId, known.ip);
   if (!resolution.ok) {

@@ -4,6 +4,8 @@
  * they cannot. The clients this server accepts this way are public (`none`, SPEC §5a).
  */
 
+import { displayTextProblem } from '../../display-text.js';
+
 /** Draft §8.7: the recommended maximum size to read. */
 export const MAX_DOCUMENT_BYTES = 5 * 1024;
 /** More entries than dynamic registration allows: a document serves every server at once. */
@@ -38,8 +40,9 @@ function nameProblem(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.trim() === '')
     return 'has a "client_name" that is not a non-empty string';
   if (value.length > MAX_NAME) return `has a "client_name" longer than ${MAX_NAME} characters`;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-  if (/[\u0000-\u001f\u007f]/.test(value)) return 'has a "client_name" with control characters';
+  // The same rule as every display text (src/display-text.ts): nothing invisible or reordering.
+  const display = displayTextProblem('"client_name"', value);
+  if (display) return `has a ${display}`;
   return undefined;
 }
 

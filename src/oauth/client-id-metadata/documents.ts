@@ -32,6 +32,8 @@ export interface DocumentsOptions {
   readonly cache: CacheBounds & { readonly entries: number };
   readonly now: () => number;
   readonly observe: (report: FetchReport) => Promise<void>;
+  /** Counts a fetch against the client IP: seconds to wait when over the limit, else undefined. */
+  readonly limit?: (ip: string) => number | undefined;
   /** The fetcher (tests of the cache give their own); fetchDocument by default. */
   readonly fetcher?: (url: string, settings: FetchSettings) => Promise<Fetched>;
 }
@@ -57,9 +59,14 @@ export class MetadataDocuments {
     return entry.document;
   }
 
-  /** Whether a fetch of `url` is under way (a request joining it causes no fetch of its own). */
-  fetching(url: string): boolean {
-    return this.inFlight.has(url);
+  /**
+   * Whether resolving `url` now would be refused by the fetch limit: seconds to wait, or undefined.
+   * Only a new fetch counts — a cached document or a fetch under way (which this request would
+   * join) costs nothing.
+   */
+  limited(url: string, ip: string): number | undefined {
+    if (this.cached(url) || this.inFlight.has(url)) return undefined;
+    return this.options.limit?.(ip);
   }
 
   /** The document at `url` (a valid client_id URL): from the cache, a fetch under way, or a new fetch. */

@@ -8,6 +8,7 @@ import { recordAudit } from '../../audit/audit.js';
 import { isLoopbackHostname } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import { countClientMetadataFetch } from '../../ops/metrics.js';
+import type { EndpointLimits } from '../../rate-limit/endpoint-limits.js';
 import { clientIdHost } from './client-id-url.js';
 import { type FetchReport, MetadataDocuments } from './documents.js';
 
@@ -31,9 +32,14 @@ async function report(ctx: AppContext, fetch: FetchReport): Promise<void> {
   );
 }
 
-export function metadataDocumentsFor(ctx: AppContext): MetadataDocuments {
+/** The documents of one app; `limits` counts the fetches per client IP (RATE_LIMIT_CLIENT_METADATA). */
+export function metadataDocumentsFor(
+  ctx: AppContext,
+  limits: Pick<EndpointLimits, 'clientMetadata'>,
+): MetadataDocuments {
   const settings = ctx.config.clientMetadata;
   return new MetadataDocuments({
+    limit: (ip) => limits.clientMetadata(ip),
     fetch: {
       connectTimeoutMs: settings.connectTimeoutMs,
       readTimeoutMs: settings.readTimeoutMs,

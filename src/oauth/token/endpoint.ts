@@ -6,13 +6,13 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { OAuthError } from '../../errors.js';
-import { tokenRateLimit } from '../../rate-limit/endpoint-limits.js';
+import type { EndpointLimits } from '../../rate-limit/endpoint-limits.js';
 import { touchClient } from '../../storage/clients.repository.js';
 import type { Client } from '../../storage/schema.js';
 import { authenticateClient } from '../client-auth.js';
 import { PATHS } from '../discovery.js';
 import { clientCredentials, oauthFormErrorHandler, param, requireForm } from '../form-request.js';
-import { NO_STORE, OAuthErrorBody } from '../wire-schemas.js';
+import { CLIENT_AUTH_SECURITY, NO_STORE, OAuthErrorBody } from '../wire-schemas.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
 import type { TokenResponseBody } from './issue.js';
@@ -26,8 +26,8 @@ const TokenRequest = Type.Object(
     code: Param('authorization_code: the code from the redirect'),
     redirect_uri: Param('authorization_code: the redirect_uri of the authorization request'),
     code_verifier: Param('authorization_code: the PKCE verifier (RFC 7636)'),
-    client_id: Param('The client identifier'),
-    client_secret: Param('Confidential clients (client_secret_post)'),
+    client_id: Param('The client identifier (optional with HTTP Basic, where it must be the same)'),
+    client_secret: Param('Confidential clients using client_secret_post (never together with HTTP Basic)'),
     refresh_token: Param('refresh_token: the refresh token'),
     scope: Param('refresh_token: a narrower scope (optional)'),
     resource: Type.Optional(
@@ -75,16 +75,20 @@ function checkClientGrant(client: Client, grantType: string): void {
   }
 }
 
-export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function tokenRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  limits: Pick<EndpointLimits, 'token'>,
+): Promise<void> {
   app.post<{ Body: TokenParams }>(
     PATHS.token,
     {
       errorHandler: oauthFormErrorHandler,
-      // RATE_LIMIT_TOKEN per client_id: counted before anything else is checked.
-      preValidation: [...tokenRateLimit(ctx), requireForm],
+      preValidation: requireForm,
       schema: {
         tags: ['oauth'],
         summary: 'Exchange an authorization code or a refresh token for tokens',
+        security: CLIENT_AUTH_SECURITY,
         consumes: ['application/x-www-form-urlencoded'],
         body: TokenRequest,
         response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody },
@@ -93,7 +97,11 @@ export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promis
     async (request, reply) => {
       const params = request.body;
       const grantType = grantOf(param(params.grant_type));
-      const client = await authenticateClient(ctx, clientCredentials(request));
+      // RATE_LIMIT_TOKEN per known client (per IP for a made-up client_id): counted once the
+      // client is looked up, before its secret is checked or the grant runs.
+      const client = await authenticateClient(ctx, clientCredentials(request), (known) =>
+        limits.token(request, known),
+      );
       checkClientGrant(client, grantType);
       const body: TokenResponseBody = await GRANTS[grantType](ctx, client, params, request.ip);
       await touchClient(ctx.db, client, ctx.now());

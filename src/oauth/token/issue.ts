@@ -52,6 +52,7 @@ export function refreshTokenRow(
     created_at: now,
     expires_at: now + ctx.config.refreshTokenTtl,
     rotated_at: null,
+    successor: null,
     revoked_at: null,
   };
 }

@@ -21,6 +21,21 @@ export interface TokenParams {
 /** RFC 6749 §5.2: the grant (code or refresh token) is invalid, expired, revoked or not this client's. */
 export const invalidGrant = (description: string): OAuthError => new OAuthError('invalid_grant', description);
 
+/**
+ * The one answer for every code this client cannot use (issue 19): unknown, expired, used,
+ * revoked and another client's look alike, so the endpoint tells a guesser nothing.
+ */
+export const unusableCode = (): OAuthError =>
+  invalidGrant(
+    'the code is not valid for this client: it is unknown, expired, used or revoked, or was issued to another client; start a new authorization request',
+  );
+
+/** The one answer for every refresh token this client cannot use, whatever the reason (issue 19). */
+export const unusableRefreshToken = (): OAuthError =>
+  invalidGrant(
+    'the refresh token is not valid for this client: it is unknown, expired, used or revoked, or was issued to another client; send the person through the authorization endpoint again',
+  );
+
 export function required(value: string | undefined, name: string, hint: string): string {
   if (value === undefined || value === '') {
     throw new OAuthError('invalid_request', `the parameter "${name}" is missing; ${hint}`);

@@ -2,6 +2,8 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001-foundation.js';
 import * as m0002 from './0002-oauth.js';
 import * as m0030 from './0030-school-api.js';
+import * as m0040 from './0040-refresh-successor.js';
+import * as m0050 from './0050-signin-throttle.js';
 import * as m0100 from './0100-client-metadata-rules.js';
 
 /** Ordered by name; a new migration is a new file added here, never an edit of a landed one. */
@@ -9,5 +11,7 @@ export const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
   '0002-oauth': m0002,
   '0030-school-api': m0030,
+  '0040-refresh-successor': m0040,
+  '0050-signin-throttle': m0050,
   '0100-client-metadata-rules': m0100,
 };

@@ -1,6 +1,7 @@
 /**
  * The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6): a code is redeemed once, by
- * the client it was issued to, with the redirect URI and the PKCE verifier of its request.
+ * the client it was issued to, with the redirect URI and the PKCE verifier of its request. Every
+ * code this client cannot use gets one answer (unusableCode), whatever the reason.
  */
 import { recordAudit } from '../../../audit/audit.js';
 import type { AppContext } from '../../../context.js';
@@ -11,7 +12,7 @@ import { revokeGrants } from '../../../storage/grants.repository.js';
 import type { AuthorizationCode, Client } from '../../../storage/schema.js';
 import { insertTokenSet, touchLiveGrant } from '../../../storage/tokens.repository.js';
 import { inTransaction } from '../../../storage/transaction.js';
-import { verifyS256 } from '../../pkce.js';
+import { codeVerifierProblem, verifyS256 } from '../../pkce.js';
 import { splitScope } from '../../scopes.js';
 import {
   accessTokenRow,
@@ -20,24 +21,27 @@ import {
   type TokenResponseBody,
   tokenResponse,
 } from '../issue.js';
-import { checkResource, invalidGrant, required, type TokenParams } from '../params.js';
+import { checkResource, invalidGrant, required, type TokenParams, unusableCode } from '../params.js';
 
-const RESTART = 'start a new authorization request';
-
-/** Every check that does not spend the code: a failed attempt leaves it to its rightful client. */
-function checkCode(ctx: AppContext, code: AuthorizationCode, client: Client, params: TokenParams): void {
-  // RFC 6749 §4.1.3: the code must have been issued to the authenticated (or identified) client.
-  if (code.client_id !== client.id) throw invalidGrant(`the code was issued to another client; ${RESTART}`);
-  if (code.expires_at <= ctx.now()) throw invalidGrant(`the code has expired; ${RESTART}`);
+/**
+ * Every check that does not spend the code: a failed attempt leaves it to its rightful client.
+ * Whether the code is this client's and unexpired is judged before anything else about it.
+ */
+function checkCode(ctx: AppContext, code: AuthorizationCode, params: TokenParams): void {
+  if (code.expires_at <= ctx.now()) throw unusableCode();
   // RFC 6749 §4.1.3: redirect_uri must be identical to the authorization request's.
   if (params.redirect_uri !== code.redirect_uri) {
     throw invalidGrant(
       'redirect_uri does not match the one of the authorization request; send the same value',
     );
   }
-  // RFC 7636 §4.6: a verifier that does not hash to the challenge is invalid_grant.
+  // RFC 7636 §4.6: a verifier that does not hash to the challenge is invalid_grant; one that
+  // breaks the §4.1 syntax is told what is wrong with it (it says nothing about the code).
   if (!verifyS256(params.code_verifier!, code.code_challenge)) {
-    throw invalidGrant('code_verifier does not match the code_challenge of the authorization request');
+    throw invalidGrant(
+      codeVerifierProblem(params.code_verifier!) ??
+        'code_verifier does not match the code_challenge of the authorization request',
+    );
   }
   checkResource(params.resource, code.resource, ctx.config.issuer);
 }
@@ -57,7 +61,7 @@ async function replayed(ctx: AppContext, code: AuthorizationCode, ip: string): P
     },
     now,
   );
-  return invalidGrant(`the code was already used; every token issued from it is now revoked; ${RESTART}`);
+  return unusableCode();
 }
 
 export async function authorizationCodeGrant(
@@ -72,9 +76,11 @@ export async function authorizationCodeGrant(
   required(params.code_verifier, 'code_verifier', hint);
   const codeHash = hashSecret(codeValue);
   const code = await findCode(ctx.db, codeHash);
-  if (!code) throw invalidGrant(`the code is not known; ${RESTART}`);
+  // RFC 6749 §4.1.3: the code must have been issued to the authenticated (or identified) client;
+  // another client's code is answered like an unknown one and changes nothing.
+  if (!code || code.client_id !== client.id) throw unusableCode();
   if (code.consumed_at !== null) throw await replayed(ctx, code, ip);
-  checkCode(ctx, code, client, params);
+  checkCode(ctx, code, params);
 
   const now = ctx.now();
   const owner: TokenOwner = {
@@ -110,7 +116,7 @@ export async function authorizationCodeGrant(
     return 'issued' as const;
   });
   if (outcome === 'replayed') throw await replayed(ctx, code, ip);
-  if (outcome === 'revoked') throw invalidGrant(`the authorization was revoked; ${RESTART}`);
+  if (outcome === 'revoked') throw unusableCode();
 
   return tokenResponse(ctx, {
     accessToken: access.value,

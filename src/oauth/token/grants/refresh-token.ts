@@ -1,15 +1,17 @@
 /**
  * The refresh_token grant (RFC 6749 §6) with rotation on every use (SPEC §7, OAuth 2.1 §4.3.1).
  *
- * The successor pair is derived from the presented token and the rotation's time (deriveSecret),
- * so a repeat of the just-rotated token within REFRESH_GRACE can answer the very same pair while
- * only hashes are stored; concurrent callers that lose the rotation race compute the same pair
- * from the rotation time the winner stored. A rotated token
- * used after the window is treated as stolen: the whole grant's token family is revoked.
+ * The successor pair is fresh CSPRNG output (mintSecret). So that a repeat of the just-rotated
+ * token within REFRESH_GRACE, or a concurrent caller that lost the rotation race, can answer the
+ * very same pair, the rotated row keeps the pair sealed under a key only the presented token
+ * yields (src/crypto/successor-seal.ts), erased when the window ends. A rotated token used after
+ * the window is treated as stolen: the whole grant's token family is revoked. Every token this
+ * client cannot use gets one answer (unusableRefreshToken), whatever the reason.
  */
 import { recordAudit } from '../../../audit/audit.js';
 import type { AppContext } from '../../../context.js';
-import { deriveSecret, hashSecret, type MintedSecret } from '../../../crypto/tokens.js';
+import { openSuccessor, sealSuccessor } from '../../../crypto/successor-seal.js';
+import { hashSecret, type MintedSecret, mintSecret } from '../../../crypto/tokens.js';
 import { OAuthError } from '../../../errors.js';
 import { revokeGrants } from '../../../storage/grants.repository.js';
 import { findRefreshToken, markRotated } from '../../../storage/refresh-tokens.repository.js';
@@ -29,22 +31,16 @@ import {
   type TokenResponseBody,
   tokenResponse,
 } from '../issue.js';
-import { checkResource, invalidGrant, required, type TokenParams } from '../params.js';
-
-const REAUTHORIZE = 'send the person through the authorization endpoint again';
+import { checkResource, required, type TokenParams, unusableRefreshToken } from '../params.js';
 
 interface Successor {
   readonly access: MintedSecret;
   readonly refresh: MintedSecret;
 }
 
-/** The pair a rotation at `rotatedAt` (epoch seconds) issues for the presented token. */
-function successorOf(presented: string, rotatedAt: number): Successor {
-  const issuedAtMs = rotatedAt * 1000;
-  return {
-    access: deriveSecret('accessToken', presented, 'rotation:access', issuedAtMs),
-    refresh: deriveSecret('refreshToken', presented, 'rotation:refresh', issuedAtMs),
-  };
+/** A new pair: fresh randomness, nothing of the presented token in it. */
+function freshSuccessor(): Successor {
+  return { access: mintSecret('accessToken'), refresh: mintSecret('refreshToken') };
 }
 
 /** RFC 6749 §6: the requested scope must not include any scope not originally granted. */
@@ -62,11 +58,13 @@ function requestedScopes(value: string | undefined, row: RefreshToken): string[]
   return parsed.scopes;
 }
 
-function checkToken(ctx: AppContext, row: RefreshToken, clientId: string): void {
+/** The token's row when this client may use it now; else the one answer for unusable tokens. */
+function usable(ctx: AppContext, row: RefreshToken | undefined, clientId: string): RefreshToken {
   // RFC 6749 §6: the refresh token must have been issued to the authenticated client.
-  if (row.client_id !== clientId) throw invalidGrant('the refresh token was issued to another client');
-  if (row.revoked_at !== null) throw invalidGrant(`the refresh token was revoked; ${REAUTHORIZE}`);
-  if (row.expires_at <= ctx.now()) throw invalidGrant(`the refresh token has expired; ${REAUTHORIZE}`);
+  if (!row || row.client_id !== clientId || row.revoked_at !== null || row.expires_at <= ctx.now()) {
+    throw unusableRefreshToken();
+  }
+  return row;
 }
 
 async function reused(ctx: AppContext, row: RefreshToken, ip: string): Promise<OAuthError> {
@@ -83,9 +81,7 @@ async function reused(ctx: AppContext, row: RefreshToken, ip: string): Promise<O
     },
     now,
   );
-  return invalidGrant(
-    `the refresh token was already used; every token of this authorization is now revoked; ${REAUTHORIZE}`,
-  );
+  return unusableRefreshToken();
 }
 
 interface Rotation {
@@ -98,7 +94,10 @@ interface Rotation {
   readonly authTime?: number;
 }
 
-/** A repeat within the grace window: the pair the first rotation wrote, if it is still live. */
+/**
+ * A repeat within the grace window: the pair the first rotation sealed in the row, if it is still
+ * live. The window is judged before the seal is opened: after it, the repeat is a reuse.
+ */
 async function repeatOf(
   ctx: AppContext,
   row: RefreshToken,
@@ -109,15 +108,18 @@ async function repeatOf(
   if (row.rotated_at === null || now - row.rotated_at > ctx.config.refreshGrace) {
     throw await reused(ctx, row, ip);
   }
-  const next = successorOf(presented, row.rotated_at);
+  const pair = row.successor === null ? undefined : openSuccessor(presented, row.successor);
+  if (!pair) throw unusableRefreshToken();
+  const next: Successor = {
+    access: { value: pair.accessToken, hash: hashSecret(pair.accessToken) },
+    refresh: { value: pair.refreshToken, hash: hashSecret(pair.refreshToken) },
+  };
   const [access, refresh] = await Promise.all([
     findAccessTokenByHash(ctx.db, next.access.hash),
     findRefreshToken(ctx.db, next.refresh.hash),
   ]);
   if (!access || !refresh || access.revoked_at !== null || refresh.revoked_at !== null) {
-    throw invalidGrant(
-      `the refresh token was already used and its successor is no longer valid; ${REAUTHORIZE}`,
-    );
+    throw unusableRefreshToken();
   }
   return { next, accessExpiresAt: access.expires_at, scopes: splitScope(access.scopes), now };
 }
@@ -127,16 +129,21 @@ async function rotate(
   ctx: AppContext,
   row: RefreshToken,
   owner: TokenOwner,
-  next: Successor,
+  presented: string,
   scopes: string[],
   ip: string,
   now: number,
 ) {
+  const next = freshSuccessor();
+  const sealed = sealSuccessor(presented, {
+    accessToken: next.access.value,
+    refreshToken: next.refresh.value,
+  });
   const accessRow = accessTokenRow(ctx, owner, next.access, scopes, now);
   // RFC 6749 §6: a new refresh token keeps the scope of the one it replaces.
   const refreshRow = refreshTokenRow(ctx, owner, next.refresh, splitScope(row.scopes), now);
   return inTransaction(ctx.db, async (trx) => {
-    if (!(await markRotated(trx, row.token_hash, now))) return 'lost' as const;
+    if (!(await markRotated(trx, row.token_hash, now, sealed))) return 'lost' as const;
     const grant = await touchLiveGrant(trx, row.grant_id, now);
     if (!grant) return 'revoked' as const;
     await insertTokenSet(trx, accessRow, refreshRow);
@@ -170,12 +177,11 @@ async function firstUse(
   ip: string,
 ): Promise<Rotation> {
   const now = ctx.now();
-  const outcome = await rotate(ctx, row, owner, successorOf(presented, now), scopes, ip, now);
-  if (outcome === 'revoked') throw invalidGrant(`the authorization was revoked; ${REAUTHORIZE}`);
+  const outcome = await rotate(ctx, row, owner, presented, scopes, ip, now);
+  if (outcome === 'revoked') throw unusableRefreshToken();
   if (outcome === 'lost') {
     // A concurrent refresh of the same token won the race (or a revocation came first).
-    const current = (await findRefreshToken(ctx.db, row.token_hash))!;
-    checkToken(ctx, current, owner.clientId);
+    const current = usable(ctx, await findRefreshToken(ctx.db, row.token_hash), owner.clientId);
     return repeatOf(ctx, current, presented, ip);
   }
   return outcome;
@@ -188,9 +194,7 @@ export async function refreshTokenGrant(
   ip: string,
 ): Promise<TokenResponseBody> {
   const presented = required(params.refresh_token, 'refresh_token', 'send the refresh token to exchange');
-  const row = await findRefreshToken(ctx.db, hashSecret(presented));
-  if (!row) throw invalidGrant(`the refresh token is not known; ${REAUTHORIZE}`);
-  checkToken(ctx, row, client.id);
+  const row = usable(ctx, await findRefreshToken(ctx.db, hashSecret(presented)), client.id);
   const scopes = requestedScopes(params.scope, row);
   checkResource(params.resource, row.resource, ctx.config.issuer);
   const owner: TokenOwner = {

@@ -3,7 +3,7 @@
  * URI policy, the two client types, and the grant and response types this server supports.
  */
 import { OAuthError } from '../errors.js';
-import { registrationRedirectUriProblem } from './redirect-uri.js';
+import { isPrivateUseScheme, registrationRedirectUriProblem } from './redirect-uri.js';
 import { parseScope } from './scopes.js';
 
 export const MAX_REDIRECT_URIS = 10;
@@ -69,15 +69,22 @@ function redirectUris(value: unknown, loopbackHosts: readonly string[]): string[
   if (!Array.isArray(value) || value.length === 0 || value.length > MAX_REDIRECT_URIS) {
     throw new OAuthError('invalid_redirect_uri', `"redirect_uris" is not an array of 1 to 10 URIs; ${hint}`);
   }
+  const kept: string[] = [];
+  let dropped: string | undefined;
   for (const uri of value) {
     if (typeof uri !== 'string') {
       throw new OAuthError('invalid_redirect_uri', `every redirect URI must be a string; ${hint}`);
     }
-    // SPEC §5: one refused URI refuses the whole list.
     const problem = registrationRedirectUriProblem(uri, loopbackHosts);
-    if (problem) throw new OAuthError('invalid_redirect_uri', problem);
+    if (!problem) kept.push(uri);
+    // RFC 7591 §3.2.1 lets the server replace requested metadata: a private-use scheme URI (RFC
+    // 8252 §7.1) beside loopback ones is left out of the registration, which echoes what it kept.
+    else if (isPrivateUseScheme(uri)) dropped ??= problem;
+    // SPEC §5: any other refused URI (https, another host, …) refuses the whole list.
+    else throw new OAuthError('invalid_redirect_uri', problem);
   }
-  return [...new Set(value as string[])];
+  if (kept.length === 0) throw new OAuthError('invalid_redirect_uri', dropped!);
+  return [...new Set(kept)];
 }
 
 function grantTypes(value: readonly string[] | undefined): string[] {

@@ -112,6 +112,16 @@ function uriProblem(uri: string, loopbackHosts: readonly string[]): string | und
 }
 
 /**
+ * Whether a URI uses a private-use scheme (RFC 8252 §7.1: a reverse domain name such as
+ * `edu.kit.data.oidc-agent:/redirect`). Native clients list one beside their loopback URIs
+ * (oidc-agent does by default); self-registration keeps the loopback ones (docs/decisions.md).
+ */
+export function isPrivateUseScheme(uri: string): boolean {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(uri)?.[1];
+  return scheme !== undefined && scheme.includes('.') && !/[#\s]/.test(uri);
+}
+
+/**
  * Why a redirect URI cannot be self-registered, or undefined when it is accepted. Accepted:
  * `http://<loopback host>[:<port>][/<path>][?<query>]` in canonical form (an empty path standing
  * for "/"), for a configured loopback host. The port may be left out: RFC 8252 §7.3 has the

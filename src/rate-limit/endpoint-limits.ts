@@ -13,6 +13,7 @@ import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
 import { dialectOf } from '../storage/dialect.js';
 import type { Client } from '../storage/schema.js';
+import { clientNetwork } from './client-network.js';
 import { limitKey } from './counter.js';
 import { type CounterSync, type SyncLog, startCounterSync } from './counter-sync.js';
 import { rateLimited } from './rate-limited.js';
@@ -74,7 +75,7 @@ export function createEndpointLimits(ctx: Ctx, log: SyncLog): EndpointLimits {
       (request, _reply, done) => {
         try {
           check(
-            limitKey('register:ip', request.ip),
+            limitKey('register:ip', clientNetwork(request.ip)),
             config.rateLimitRegister,
             'registrations from this address',
           );
@@ -88,18 +89,27 @@ export function createEndpointLimits(ctx: Ctx, log: SyncLog): EndpointLimits {
     token(request, client) {
       if (client)
         check(limitKey('token:client', client.id), config.rateLimitToken, 'token requests for this client');
-      else check(limitKey('token:ip', request.ip), config.rateLimitToken, 'token requests from this address');
+      else
+        check(
+          limitKey('token:ip', clientNetwork(request.ip)),
+          config.rateLimitToken,
+          'token requests from this address',
+        );
     },
     api(request, tokenHash) {
       if (tokenHash !== undefined) {
         check(`api:token:${tokenHash}`, config.rateLimitApi, 'API requests with this token');
       } else {
-        check(limitKey('api:ip', request.ip), config.rateLimitApi, 'API requests from this address');
+        check(
+          limitKey('api:ip', clientNetwork(request.ip)),
+          config.rateLimitApi,
+          'API requests from this address',
+        );
       }
     },
     clientMetadata(ip) {
       const result = counters.hit(
-        limitKey('client_metadata:ip', ip),
+        limitKey('client_metadata:ip', clientNetwork(ip)),
         config.clientMetadata.rateLimit,
         MINUTE,
         ctx.now(),

@@ -17,6 +17,7 @@ import type { Kysely, RawBuilder } from 'kysely';
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Database } from '../storage/schema.js';
+import { clientNetwork } from './client-network.js';
 import { limitKey } from './counter.js';
 
 const SIGNIN_MEMORY = 15 * 60;
@@ -48,7 +49,7 @@ export interface SigninKey {
 export const signinKey = {
   /** Keyed by the email as typed (normalised), so unknown emails are throttled like real ones. */
   account: (email: string): SigninKey => ({ kind: 'account', key: limitKey('signin:account', email) }),
-  ip: (ip: string): SigninKey => ({ kind: 'ip', key: limitKey('signin:ip', ip) }),
+  ip: (ip: string): SigninKey => ({ kind: 'ip', key: limitKey('signin:ip', clientNetwork(ip)) }),
   /** A trusted browser, by its device cookie's nonce (stored hashed, like every cookie value). */
   device: (nonce: string): SigninKey => ({ kind: 'device', key: limitKey('signin:device', nonce, true) }),
 };

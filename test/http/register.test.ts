@@ -90,6 +90,25 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(res.json().redirect_uris, uris);
     });
 
+    it('keeps the loopback URIs of a list with a private-use scheme URI beside them (oidc-agent’s default) and echoes them', async () => {
+      const res = await post({
+        redirect_uris: [
+          'http://localhost:4242',
+          'edu.kit.data.oidc-agent:/redirect',
+          'http://localhost:8080',
+        ],
+        application_type: 'web',
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      assert.deepEqual(res.json().redirect_uris, ['http://localhost:4242', 'http://localhost:8080']);
+      const row = await t.ctx.db
+        .selectFrom('clients')
+        .select('redirect_uris')
+        .where('id', '=', res.json().client_id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(JSON.parse(row.redirect_uris), ['http://localhost:4242', 'http://localhost:8080']);
+    });
+
     it('accepts offline_access in the registered scope (OIDC Core §11) and echoes the scope as sent', async () => {
       const res = await post({ redirect_uris: [LOOPBACK], scope: 'openid profile offline_access' });
       assert.equal(res.statusCode, 201, res.body);
@@ -174,10 +193,16 @@ for (const dialect of DIALECTS) {
         /"none" \(public client\), "client_secret_basic" or "client_secret_post"/,
       ],
       [
-        "oidc-agent's default list with its private-use scheme (RFC 8252 §7.1)",
-        { redirect_uris: ['http://localhost:4242', 'edu.kit.data.oidc-agent:/redirect'] },
+        'only a private-use scheme URI (RFC 8252 §7.1)',
+        { redirect_uris: ['edu.kit.data.oidc-agent:/redirect'] },
         'invalid_redirect_uri',
         /"edu\.kit\.data\.oidc-agent:\/redirect" uses the scheme/,
+      ],
+      [
+        'a list mixing loopback, a private-use scheme and https',
+        { redirect_uris: [LOOPBACK, 'com.example.app:/cb', 'https://app.example.com/cb'] },
+        'invalid_redirect_uri',
+        /https:\/\/app\.example\.com\/cb/,
       ],
       [
         'private_key_jwt',

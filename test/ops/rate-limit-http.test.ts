@@ -90,6 +90,19 @@ for (const dialect of DIALECTS) {
     });
     after(() => t.close());
 
+    it('per-IP limits count an IPv6 /64 as one network: a new address of the same /64 gets no new allowance', async () => {
+      openWindow(t);
+      for (let i = 1; i <= 3; i++) {
+        assert.equal((await register(t.app, `2001:db8:aa:bb::${i}`)).statusCode, 201);
+      }
+      assertRateLimited(await register(t.app, '2001:db8:aa:bb:ffff:1:2:3'));
+      assert.equal(
+        (await register(t.app, '2001:db8:aa:cc::1')).statusCode,
+        201,
+        'another /64 is another network',
+      );
+    });
+
     it('registration: RATE_LIMIT_REGISTER per minute per IP, then 429 with Retry-After', async () => {
       openWindow(t);
       for (let i = 0; i < 3; i++) assert.equal((await register(t.app, '192.0.2.1')).statusCode, 201);

@@ -391,6 +391,8 @@ describe('client metadata documents: issuer and configuration (SPEC §5a)', () =
       env: { RATE_LIMITS: 'on', RATE_LIMIT_CLIENT_METADATA: '2', CLIENT_METADATA_CA_FILE: testCa().caFile },
     });
     try {
+      // Windows are aligned to the clock minute (src/rate-limit/window-counters.ts): start at one.
+      t.clock.advance(60 - (t.clock.now() % 60));
       const urls = ['/r1.json', '/r2.json', '/r3.json'].map((path) => {
         const url = docs.url(path);
         docs.route(path, json(claudeLike(url)));

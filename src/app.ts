@@ -71,7 +71,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
     // The device-cookie key exists before the first sign-in, read once (src/sessions/device-cookie.ts).
     await deviceCookieKey(ctx);
     await pages.register(cookie);
-    await pages.register(async (scope) => authorizeRoutes(scope, ctx));
+    await pages.register(async (scope) => authorizeRoutes(scope, ctx, limits));
     await pages.register(async (scope) => signInRoutes(scope, ctx));
     await pages.register(async (scope) => connectedAppsRoutes(scope, ctx));
   });

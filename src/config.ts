@@ -2,6 +2,8 @@
  * The one place that reads the environment. Every variable is validated at start and every
  * problem is reported at once, so an operator fixes a deployment in one go.
  */
+
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 
@@ -55,6 +57,26 @@ export interface Config {
   readonly databasePoolSize: number;
   /** Seed a demo school on first start. Default: only for a loopback issuer. */
   readonly seedDemo: boolean;
+  readonly clientMetadata: ClientMetadataConfig;
+}
+
+/** Client ID Metadata Documents (SPEC §5a): fetching, caching and the fetch rate limit. */
+export interface ClientMetadataConfig {
+  /** https client_id URLs are fetched as metadata documents; metadata says so. */
+  readonly enabled: boolean;
+  /** Milliseconds to resolve the host and finish the TCP and TLS handshakes. */
+  readonly connectTimeoutMs: number;
+  /** Milliseconds, once connected, to receive the whole document. */
+  readonly readTimeoutMs: number;
+  /** Bounds (seconds) on the cache lifetime the response's headers ask for. */
+  readonly cacheMin: number;
+  readonly cacheMax: number;
+  /** Documents kept at most (least recently used go first). */
+  readonly cacheEntries: number;
+  /** PEM certificates from CLIENT_METADATA_CA_FILE, trusted besides Node's roots. */
+  readonly caCertificates: readonly string[] | undefined;
+  /** Fetches (cache misses) per minute per client IP. */
+  readonly rateLimit: number;
 }
 
 export class ConfigError extends Error {
@@ -211,6 +233,47 @@ function readLoopbackHosts(r: Reader): string[] {
   return hosts;
 }
 
+function readCaFile(r: Reader): string[] | undefined {
+  const path = r.raw('CLIENT_METADATA_CA_FILE');
+  if (path === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    r.problems.push(
+      `CLIENT_METADATA_CA_FILE=${JSON.stringify(path)}: cannot be read (${(error as NodeJS.ErrnoException).code})`,
+    );
+    return undefined;
+  }
+  const certificates = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
+  if (!certificates) {
+    r.problems.push(
+      `CLIENT_METADATA_CA_FILE=${JSON.stringify(path)}: expected PEM certificates (-----BEGIN CERTIFICATE-----)`,
+    );
+    return undefined;
+  }
+  return certificates;
+}
+
+function readClientMetadata(r: Reader): ClientMetadataConfig {
+  const cacheMin = r.int('CLIENT_METADATA_CACHE_MIN', 300, 0, 86400);
+  const cacheMax = r.int('CLIENT_METADATA_CACHE_MAX', 86400, 0, 604800);
+  if (cacheMin > cacheMax) {
+    r.problems.push(`CLIENT_METADATA_CACHE_MIN=${cacheMin} is above CLIENT_METADATA_CACHE_MAX=${cacheMax}`);
+  }
+  const caCertificates = readCaFile(r);
+  return Object.freeze({
+    enabled: r.onOff('CLIENT_METADATA_DOCUMENTS', true),
+    connectTimeoutMs: r.int('CLIENT_METADATA_CONNECT_TIMEOUT_MS', 2000, 50, 30000),
+    readTimeoutMs: r.int('CLIENT_METADATA_READ_TIMEOUT_MS', 3000, 50, 30000),
+    cacheMin,
+    cacheMax,
+    cacheEntries: r.int('CLIENT_METADATA_CACHE_ENTRIES', 1000, 1, 100000),
+    caCertificates: caCertificates && Object.freeze(caCertificates),
+    rateLimit: r.int('RATE_LIMIT_CLIENT_METADATA', 30, 1),
+  });
+}
+
 function readDatabaseUrl(r: Reader, dataDir: string): string {
   const value = r.string('DATABASE_URL', `sqlite:${dataDir}/schoolauth.db`);
   if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(value)) {
@@ -272,6 +335,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeout: r.int('SHUTDOWN_TIMEOUT', 10, 1, 600),
     databasePoolSize: r.int('DATABASE_POOL_SIZE', 10, 1, 1000),
     seedDemo: false,
+    clientMetadata: readClientMetadata(r),
   };
   const seedDemo = r.onOff('SEED_DEMO', isLoopbackIssuer(config.issuer));
   if (r.problems.length > 0) throw new ConfigError(r.problems);

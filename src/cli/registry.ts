@@ -2,6 +2,7 @@ import type { Command } from './command.js';
 import { accountCreate, accountDisable, accountList, accountResetPassword } from './commands/account.js';
 import { auditList } from './commands/audit.js';
 import { clientCreate, clientDisable, clientList } from './commands/client.js';
+import { clientBlock, clientClearRule, clientRules, clientTrust } from './commands/client-metadata-rules.js';
 import { demo } from './commands/demo.js';
 import { keysList, keysRotate } from './commands/keys.js';
 import { migrate } from './commands/migrate.js';
@@ -19,6 +20,10 @@ export const COMMANDS: readonly Command[] = [
   clientCreate,
   clientList,
   clientDisable,
+  clientBlock,
+  clientTrust,
+  clientClearRule,
+  clientRules,
   keysRotate,
   keysList,
   pruneCommand,

@@ -37,9 +37,14 @@ A request to the API without a token is served as anonymous (public data only); 
 a missing scope is answered with \`WWW-Authenticate: Bearer …, resource_metadata="…"\`, which
 points back at this step.
 
-## 2. Register your client
+## 2. Register your client — or publish a metadata document
 
-Self-service registration (RFC 7591) is open to clients that redirect to a loopback address.
+There are two ways in. **Dynamic registration** (RFC 7591), below, gives you a \`client_id\` for
+this server. **A Client ID Metadata Document** (the way MCP clients such as Claude Code and VS Code
+identify themselves) needs no registration at all: see "Or: a Client ID Metadata Document" at
+the end of this step.
+
+Self-service registration is open to clients that redirect to a loopback address.
 A fixed HTTPS callback is refused with \`invalid_redirect_uri\`; such an integration is arranged
 with the operator.
 
@@ -72,6 +77,32 @@ introspection request authenticates it in one of two ways, whichever it register
 - the form body (\`client_secret_post\`): \`client_secret\` beside \`client_id\`.
 
 Never both in one request (400 \`invalid_request\`).
+
+### Or: a Client ID Metadata Document
+
+The authorization server metadata says \`"client_id_metadata_document_supported": true\`
+(draft-ietf-oauth-client-id-metadata-document). Publish a JSON document at an https URL of yours
+and use that URL itself as \`client_id\` in steps 4, 5 and 7 — for example
+\`CLIENT_ID='https://agent.example.com/oauth/client.json'\` serving:
+
+\`\`\`json
+{
+  "client_id": "https://agent.example.com/oauth/client.json",
+  "client_name": "My Agent",
+  "redirect_uris": ["http://127.0.0.1/callback", "http://localhost/callback"],
+  "token_endpoint_auth_method": "none"
+}
+\`\`\`
+
+The server fetches it at the authorization request (and caches it as its \`Cache-Control\` says,
+within 5 minutes to 24 hours by default). \`client_id\` must equal the URL exactly;
+\`client_name\` and \`redirect_uris\` are required; the client is public (\`none\`: no
+\`client_secret\`, no secret-based method). The URL is https, has a path and no fragment; the
+answer is 200 JSON of at most 5 KB, without redirects, from a public address. Self-service stays
+loopback-only: the \`redirect_uri\` you send must be listed and loopback — a listed
+\`http://127.0.0.1/callback\` (port left out) accepts any port. An https redirect URI in the
+document is usable only after the operator registers your URL as an integration. If anything is
+wrong the person sees an error page naming the reason, and nothing is redirected.
 
 ## 3. Make a PKCE verifier and its S256 challenge
 

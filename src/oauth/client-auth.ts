@@ -10,6 +10,8 @@ import { OAuthError } from '../errors.js';
 import { findClient } from '../storage/clients.repository.js';
 import type { Client } from '../storage/schema.js';
 import { CLIENT_AUTH_HINT, parseBasicAuthorization } from './basic-auth.js';
+import { isBlockedMetadataClient } from './client-id-metadata/blocked.js';
+import { isClientIdUrl } from './client-id-metadata/client-id-url.js';
 
 export interface ClientCredentials {
   readonly clientId: string | undefined;
@@ -111,10 +113,16 @@ export async function authenticateClient(
     throw invalidClient(`client_id is missing; ${CLIENT_AUTH_HINT}`, false);
   }
   const found = await findClient(ctx.db, given.clientId);
-  const client = found && found.disabled !== 1 ? found : undefined;
+  const usable = found && found.disabled !== 1 && !(await isBlockedMetadataClient(ctx.db, found));
+  const client = usable ? found : undefined;
   looked?.(client);
   if (!client) {
-    throw invalidClient('the client is not known or disabled; register the client again', given.viaHeader);
+    throw invalidClient(
+      isClientIdUrl(given.clientId)
+        ? 'no valid metadata document is known for this client_id URL, or it was disabled or blocked; start with an authorization request, where the document is fetched and checked (SPEC §5a)'
+        : 'the client is not known or disabled; register the client again',
+      given.viaHeader,
+    );
   }
   if (client.token_endpoint_auth_method === 'none') checkPublic(given);
   else checkSecret(client, given);

@@ -43,7 +43,11 @@ export const CLAIMS_SUPPORTED = [
 // RFC 6749 §2.3.1: HTTP Basic is a MUST for clients issued a secret; the body is allowed too.
 const CLIENT_AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'];
 
-export function authorizationServerMetadata(issuer: string) {
+/**
+ * RFC 8414 metadata. `client_id_metadata_document_supported` says whether https client_id URLs are
+ * fetched as metadata documents (draft-ietf-oauth-client-id-metadata-document §6; SPEC §5a).
+ */
+export function authorizationServerMetadata(issuer: string, clientIdMetadataDocuments = true) {
   return {
     issuer,
     authorization_endpoint: issuer + PATHS.authorization,
@@ -62,15 +66,15 @@ export function authorizationServerMetadata(issuer: string) {
     revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     authorization_response_iss_parameter_supported: true,
-    client_id_metadata_document_supported: false,
+    client_id_metadata_document_supported: clientIdMetadataDocuments,
     service_documentation: issuer + PATHS.authMd,
     ui_locales_supported: ['en'],
   };
 }
 
-export function openidConfiguration(issuer: string) {
+export function openidConfiguration(issuer: string, clientIdMetadataDocuments = true) {
   return {
-    ...authorizationServerMetadata(issuer),
+    ...authorizationServerMetadata(issuer, clientIdMetadataDocuments),
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [SIGNING_ALG],
     claims_supported: [...CLAIMS_SUPPORTED],
@@ -106,12 +110,14 @@ export async function discoveryRoutes(app: FastifyInstance, ctx: AppContext): Pr
     [
       PATHS.authorizationServerMetadata,
       'OAuth 2.0 Authorization Server Metadata (RFC 8414)',
-      Buffer.from(JSON.stringify(authorizationServerMetadata(ctx.config.issuer))),
+      Buffer.from(
+        JSON.stringify(authorizationServerMetadata(ctx.config.issuer, ctx.config.clientMetadata.enabled)),
+      ),
     ],
     [
       PATHS.openidConfiguration,
       'OpenID Connect Discovery 1.0 document',
-      Buffer.from(JSON.stringify(openidConfiguration(ctx.config.issuer))),
+      Buffer.from(JSON.stringify(openidConfiguration(ctx.config.issuer, ctx.config.clientMetadata.enabled))),
     ],
     [
       PATHS.protectedResourceMetadata,

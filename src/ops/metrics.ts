@@ -19,6 +19,13 @@ const oauthErrors = new Counter({
   registers: [registry],
 });
 
+const clientMetadataFetches = new Counter({
+  name: 'schoolauth_client_metadata_fetches_total',
+  help: 'Client ID Metadata Document fetches (cache misses), by outcome: ok, invalid_document, address_refused, dns, timeout, tls, network, redirect, status, content_type, too_large',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
 function counter(name: string, help: string): Counter {
   return new Counter({ name, help, registers: [registry] });
 }
@@ -71,6 +78,11 @@ export function countSigninThrottled(reason: 'limit' | 'busy'): void {
 /** An error answered to a client, by its wire code (also for errors sent as redirects). */
 export function countOAuthError(code: string): void {
   oauthErrors.inc({ code });
+}
+
+/** One fetch of a client metadata document, by outcome (src/oauth/client-id-metadata/). */
+export function countClientMetadataFetch(outcome: string): void {
+  clientMetadataFetches.inc({ outcome });
 }
 
 /** Called once per answered request (by the request log controller, see metrics-routes.ts). */

@@ -2,8 +2,8 @@
  * Pruning: deletes rows nothing can use any more. Only the dead goes: expired codes, tokens,
  * sessions, rate-limit windows and forgotten sign-in counts; grants left with no code or token;
  * and self-registered clients abandoned by liveness (SPEC §5): no grant left and no use for
- * CLIENT_IDLE_TTL.
- * Registered integrations are never pruned.
+ * CLIENT_IDLE_TTL. Clients known from a metadata document go the same way (their document brings
+ * them back at the next authorization request). Registered integrations are never pruned.
  */
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
@@ -100,14 +100,14 @@ async function pruneGrants(db: Kysely<Database>, createdBefore: number): Promise
 }
 
 /**
- * SPEC §5: a dynamic client with no grant (so no code or token either) and no use since
+ * SPEC §5: a dynamic (or metadata-document) client with no grant (so no code or token either) and no use since
  * `idleBefore` is abandoned. Any grant left — live, or revoked with tokens not yet expired —
  * keeps it. Its remembered consents go with it (ON DELETE CASCADE).
  */
 async function pruneIdleClients(db: Kysely<Database>, idleBefore: number): Promise<number> {
   const result = await db
     .deleteFrom('clients')
-    .where('kind', '=', 'dynamic')
+    .where('kind', 'in', ['dynamic', 'metadata_document'])
     .where((eb) => eb(eb.fn.coalesce('last_used_at', 'created_at'), '<=', idleBefore))
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom('grants').select('grants.id').whereRef('grants.client_id', '=', 'clients.id'))),

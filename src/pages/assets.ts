@@ -34,6 +34,7 @@ button.danger{color:var(--danger);border-color:var(--danger)}
 .badge{display:inline-block;font-size:.8rem;font-weight:600;padding:1px 8px;border-radius:999px;border:1px solid var(--line);color:var(--muted);vertical-align:middle}
 .badge.warn{border-color:#bf8700;color:#7d4e00;background:#fff8c5}
 .badge.ok{border-color:var(--ok);color:var(--ok)}
+.domain{font-size:1.15rem;font-weight:600;margin:4px 0 8px;overflow-wrap:anywhere}
 ul.scopes{margin:4px 0 0;padding-left:20px}
 ul.scopes li{margin:2px 0}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em;background:var(--bg);padding:1px 4px;border-radius:4px;overflow-wrap:anywhere}

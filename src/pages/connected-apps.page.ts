@@ -10,6 +10,15 @@ import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
 import type { ScopeGroup } from './scope-groups.js';
 
+/** How a client identified by its metadata document is shown (SPEC §5a). */
+export interface AppIdentity {
+  /** The host of its client_id URL. */
+  readonly host: string;
+  readonly trusted: boolean;
+  /** Hosts it may return to. */
+  readonly redirectHosts: readonly string[];
+}
+
 export interface ConnectedApp {
   readonly clientId: string;
   readonly name: string;
@@ -17,6 +26,7 @@ export interface ConnectedApp {
   /** No client secret: remembered consent never lets it in without asking (RFC 8252 §8.6). */
   readonly publicClient: boolean;
   readonly redirectKind: 'loopback' | 'https';
+  readonly identity: AppIdentity | undefined;
   readonly scopes: readonly ScopeGroup[];
   readonly firstGranted: number;
   /** Latest use of any grant; null when it was never used. */
@@ -43,11 +53,17 @@ function access(app: ConnectedApp): string {
     : 'No access now; your earlier Allow is remembered and lets it back in without asking';
 }
 
+function redirects(app: ConnectedApp): string {
+  const kind = app.redirectKind === 'loopback' ? 'an app on your computer (loopback)' : 'a website (https)';
+  return app.identity ? app.identity.redirectHosts.join(', ') : kind;
+}
+
 function appSection(app: ConnectedApp, csrfToken: string): SafeHtml {
   return html`<section class="app">
-<h2>${app.name} ${clientKindBadge(app.kind)}</h2>
+<h2>${app.name} ${clientKindBadge(app.kind, app.identity?.trusted)}</h2>
+${app.identity && html`<p class="domain">Identified by ${app.identity.host}</p>`}
 <dl class="facts">
-<dt>Redirects to</dt><dd>${app.redirectKind === 'loopback' ? 'an app on your computer (loopback)' : 'a website (https)'}</dd>
+<dt>Redirects to</dt><dd>${redirects(app)}</dd>
 <dt>Access</dt><dd>${access(app)}</dd>
 <dt>First allowed</dt><dd>${utcTime(app.firstGranted)}</dd>
 <dt>Last used</dt><dd>${app.lastUsed === null ? 'never' : utcTime(app.lastUsed)}</dd>

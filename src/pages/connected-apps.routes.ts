@@ -9,12 +9,21 @@ import { recordAudit } from '../audit/audit.js';
 import { isLoopbackHostname } from '../config.js';
 import type { AppContext } from '../context.js';
 import { isConfidential } from '../oauth/authorize/consent-policy.js';
+import { clientIdHost } from '../oauth/client-id-metadata/client-id-url.js';
+import { judgeClientId } from '../oauth/client-id-metadata/rules.js';
 import { PATHS } from '../oauth/discovery.js';
 import { SCOPE_NAMES } from '../oauth/scope-catalogue.js';
 import { CSRF_FIELD, checkCsrfToken, csrfToken } from '../sessions/csrf.js';
 import { loadSession } from '../sessions/sessions.js';
+import { listMetadataRules } from '../storage/client-metadata-rules.repository.js';
 import { type ConnectionRow, connectionsOf, forgetApp } from '../storage/connected-apps.repository.js';
-import { type ConnectedApp, connectedAppsPage, REVOKE_PATH } from './connected-apps.page.js';
+import type { ClientMetadataRule } from '../storage/schema.js';
+import {
+  type AppIdentity,
+  type ConnectedApp,
+  connectedAppsPage,
+  REVOKE_PATH,
+} from './connected-apps.page.js';
 import { field, formBody, PAGE_ROUTE_SCHEMA } from './form.js';
 import { sendPage, sendRedirect } from './respond.js';
 import { groupScopes } from './scope-groups.js';
@@ -30,6 +39,28 @@ function redirectKind(redirectUris: string): 'loopback' | 'https' {
   }
 }
 
+/**
+ * A client identified by its metadata document (SPEC §5a): the host of its client_id URL, whether
+ * the operator trusts it, and the hosts its document lets it return to (loopback, and https only
+ * when trusted — src/oauth/client-id-metadata/redirect-policy.ts).
+ */
+function identityOf(row: ConnectionRow, rules: readonly ClientMetadataRule[]): AppIdentity | undefined {
+  if (row.client_kind !== 'metadata_document') return undefined;
+  const host = clientIdHost(row.client_id);
+  const trusted = judgeClientId(rules, row.client_id, host) === 'trusted';
+  const hosts = new Set<string>();
+  for (const uri of JSON.parse(row.redirect_uris) as string[]) {
+    try {
+      const url = new URL(uri);
+      const loopback = url.protocol === 'http:' && isLoopbackHostname(url.hostname);
+      if (loopback || (trusted && url.protocol === 'https:')) hosts.add(loopback ? url.hostname : url.host);
+    } catch {
+      // An entry that is no URL can never be used; nothing to show.
+    }
+  }
+  return { host, trusted, redirectHosts: [...hosts] };
+}
+
 interface Entry {
   readonly row: ConnectionRow;
   readonly scopes: Set<string>;
@@ -39,7 +70,10 @@ interface Entry {
 }
 
 /** One entry per client: scopes united, first allowed and latest use across its consent and grants. */
-export function toConnectedApps(rows: readonly ConnectionRow[]): ConnectedApp[] {
+export function toConnectedApps(
+  rows: readonly ConnectionRow[],
+  rules: readonly ClientMetadataRule[] = [],
+): ConnectedApp[] {
   const byClient = new Map<string, Entry>();
   for (const row of rows) {
     const entry = byClient.get(row.client_id) ?? {
@@ -61,6 +95,7 @@ export function toConnectedApps(rows: readonly ConnectionRow[]): ConnectedApp[] 
     kind: row.client_kind,
     publicClient: !isConfidential(row),
     redirectKind: redirectKind(row.redirect_uris),
+    identity: identityOf(row, rules),
     scopes: groupScopes(SCOPE_NAMES.filter((s) => scopes.has(s))),
     firstGranted: first,
     lastUsed: last,
@@ -73,7 +108,11 @@ export async function connectedAppsRoutes(app: FastifyInstance, ctx: AppContext)
   app.get(PATHS.connectedApps, { schema: PAGE_ROUTE_SCHEMA }, async (request, reply) => {
     const session = await loadSession(ctx, request);
     if (!session) return sendRedirect(reply, 303, signInUrl(PATHS.connectedApps));
-    const apps = toConnectedApps(await connectionsOf(ctx.db, session.account.id));
+    const rows = await connectionsOf(ctx.db, session.account.id);
+    const rules = rows.some((r) => r.client_kind === 'metadata_document')
+      ? await listMetadataRules(ctx.db)
+      : [];
+    const apps = toConnectedApps(rows, rules);
     const query = request.query as Record<string, unknown>;
     const page = connectedAppsPage({
       accountEmail: session.account.email,

@@ -23,6 +23,10 @@ export interface ConsentPage {
   readonly redirectUri: string;
   readonly scopes: readonly ScopeGroup[];
   readonly accountEmail: string;
+  /** A client identified by its metadata document: its client_id URL and that URL's host (SPEC §5a). */
+  readonly identity?:
+    | { readonly clientId: string; readonly host: string; readonly trusted: boolean }
+    | undefined;
 }
 
 function destination(redirectUri: string): SafeHtml {
@@ -44,16 +48,31 @@ function allowedBeforeNote(page: ConsentPage): SafeHtml | undefined {
   return html`<p class="notice" role="status">You allowed this app before (${utcTime(page.allowedBefore)}).${why}</p>`;
 }
 
-export function consentPage(page: ConsentPage): SafeHtml {
-  const unverified = page.clientKind === 'dynamic';
-  const body = html`<h1>Allow ${page.clientName} to use your account?</h1>
-<p>${clientKindBadge(page.clientKind)}</p>
+function provenance(page: ConsentPage): SafeHtml {
+  const identity = page.identity;
+  if (identity) {
+    // Draft-ietf-oauth-client-id-metadata-document §8.5: the client_id's host, shown prominently.
+    return html`<p class="domain">Identified by ${identity.host}</p>
+<p>${clientKindBadge(page.clientKind, identity.trusted)}</p>
 ${allowedBeforeNote(page)}
 ${
-  unverified
+  identity.trusted
+    ? html`<p class="muted">The operators of this service registered apps published at ${identity.host} as an integration. This one describes itself at <code>${identity.clientId}</code>.</p>`
+    : html`<p class="muted">This app describes itself at <code>${identity.clientId}</code>. Its name was chosen by whoever controls ${identity.host} and has not been checked. Allow it only if you started it yourself and expect it to come from ${identity.host}.</p>`
+}`;
+  }
+  return html`<p>${clientKindBadge(page.clientKind)}</p>
+${allowedBeforeNote(page)}
+${
+  page.clientKind === 'dynamic'
     ? html`<p class="muted">This app registered itself. Its name was chosen by whoever made it and has not been checked. Allow it only if you started it yourself.</p>`
     : html`<p class="muted">This integration was registered with the school platform by its operators.</p>`
+}`;
 }
+
+export function consentPage(page: ConsentPage): SafeHtml {
+  const body = html`<h1>Allow ${page.clientName} to use your account?</h1>
+${provenance(page)}
 ${destination(page.redirectUri)}
 <p>It will be able to:</p>
 ${scopeList(page.scopes)}

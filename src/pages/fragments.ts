@@ -1,5 +1,6 @@
 /** Small pieces several pages share. */
 import { CSRF_FIELD } from '../sessions/csrf.js';
+import type { ClientKind } from '../storage/schema.js';
 import { html, type SafeHtml } from './html.js';
 import type { ScopeGroup } from './scope-groups.js';
 
@@ -21,10 +22,15 @@ export function scopeList(groups: readonly ScopeGroup[]): SafeHtml {
   )}`;
 }
 
-export function clientKindBadge(kind: 'dynamic' | 'integration'): SafeHtml {
+/**
+ * Whether anyone vouched for the client: an operator's integration (or a metadata document the
+ * operator trusts, SPEC §5a) or an app that describes itself.
+ */
+export function clientKindBadge(kind: ClientKind, trusted = false): SafeHtml {
+  if (kind === 'integration' || trusted) return html`<span class="badge ok">Registered integration</span>`;
   return kind === 'dynamic'
     ? html`<span class="badge warn">Self-registered · not verified</span>`
-    : html`<span class="badge ok">Registered integration</span>`;
+    : html`<span class="badge warn">Metadata document · not verified</span>`;
 }
 
 /** An instant for people: "2031-05-06 07:08 UTC". */

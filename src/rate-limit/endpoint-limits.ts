@@ -34,6 +34,12 @@ export interface EndpointLimits {
    * against the client IP. Throws 429 over RATE_LIMIT_API per minute.
    */
   api(request: FastifyRequest, tokenHash: string | undefined): void;
+  /**
+   * Counts a fetch of a client metadata document (a cache miss at /oauth/authorize, SPEC §5a)
+   * against the client IP: the seconds to wait when over RATE_LIMIT_CLIENT_METADATA per minute,
+   * else undefined. It does not throw: the authorization endpoint answers with a page.
+   */
+  clientMetadata(ip: string): number | undefined;
   /** PostgreSQL: sends this instance's counts to the shared table now (tests; the timer does it). */
   flush(): Promise<void>;
   /** Stops the flush timer after a last flush; the app's onClose calls it. */
@@ -44,6 +50,7 @@ const OFF: EndpointLimits = {
   registration: [],
   token: () => undefined,
   api: () => undefined,
+  clientMetadata: () => undefined,
   flush: async () => undefined,
   stop: async () => undefined,
 };
@@ -99,6 +106,15 @@ export function createEndpointLimits(ctx: Ctx, log: SyncLog): EndpointLimits {
           'API requests from this address',
         );
       }
+    },
+    clientMetadata(ip) {
+      const result = counters.hit(
+        limitKey('client_metadata:ip', clientNetwork(ip)),
+        config.clientMetadata.rateLimit,
+        MINUTE,
+        ctx.now(),
+      );
+      return result.allowed ? undefined : result.retryAfter;
     },
     flush: async () => sync?.flush(),
     stop: async () => sync?.stop(),

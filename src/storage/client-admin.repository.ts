@@ -11,6 +11,11 @@ export function listClients(db: Kysely<Database>, kind?: Client['kind']): Promis
 /** Marks the client disabled; returns the ids of its grants that were still live. */
 export async function disableClient(db: Kysely<Database>, clientId: string): Promise<string[]> {
   await db.updateTable('clients').set({ disabled: 1 }).where('id', '=', clientId).execute();
+  return liveGrantIdsOfClient(db, clientId);
+}
+
+/** The ids of the client's grants that are still live. */
+export async function liveGrantIdsOfClient(db: Kysely<Database>, clientId: string): Promise<string[]> {
   const rows = await db
     .selectFrom('grants')
     .select('id')

@@ -36,3 +36,26 @@ export async function touchClient(db: Kysely<Database>, client: Client, now: num
 export function redirectUrisOf(client: Client): string[] {
   return JSON.parse(client.redirect_uris) as string[];
 }
+
+/**
+ * Writes the row of a client identified by a metadata document (SPEC §5a): inserted the first
+ * time, afterwards brought up to the latest valid document. Only such a row is ever updated here,
+ * and `disabled`, `created_at` and `last_used_at` stay as they are.
+ */
+export async function saveMetadataClient(db: Kysely<Database>, client: Client): Promise<void> {
+  await db
+    .insertInto('clients')
+    .values(client)
+    .onConflict((oc) =>
+      oc
+        .column('id')
+        .doUpdateSet({
+          name: client.name,
+          application_type: client.application_type,
+          redirect_uris: client.redirect_uris,
+          metadata: client.metadata,
+        })
+        .where('clients.kind', '=', 'metadata_document'),
+    )
+    .execute();
+}

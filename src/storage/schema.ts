@@ -53,7 +53,12 @@ export interface SigningKeysTable {
   retire_until: number | null;
 }
 
-export type ClientKind = 'dynamic' | 'integration';
+/**
+ * `dynamic`: self-registered (RFC 7591). `integration`: created by an operator. `metadata_document`:
+ * identified by an https client_id URL whose document was fetched (SPEC §5a); the row holds the
+ * latest valid document, so grants, tokens and consents refer to it like to any other client.
+ */
+export type ClientKind = 'dynamic' | 'integration' | 'metadata_document';
 
 export interface ClientsTable {
   id: string;
@@ -74,6 +79,17 @@ export interface ClientsTable {
   disabled: number;
   created_at: number;
   last_used_at: number | null;
+}
+
+export type MetadataRuleTarget = 'client_id' | 'domain';
+export type MetadataRuleDecision = 'block' | 'trust';
+
+/** An operator's rule for client_id URLs (SPEC §5a): one URL exactly, or a domain and its subdomains. */
+export interface ClientMetadataRulesTable {
+  target_kind: MetadataRuleTarget;
+  target: string;
+  decision: MetadataRuleDecision;
+  created_at: number;
 }
 
 export interface SessionsTable {
@@ -204,6 +220,7 @@ export interface Database extends ApiDatabase {
   memberships: MembershipsTable;
   signing_keys: SigningKeysTable;
   clients: ClientsTable;
+  client_metadata_rules: ClientMetadataRulesTable;
   sessions: SessionsTable;
   consents: ConsentsTable;
   grants: GrantsTable;
@@ -223,6 +240,7 @@ export type AccountUpdate = Updateable<AccountsTable>;
 export type Membership = Selectable<MembershipsTable>;
 export type SigningKeyRow = Selectable<SigningKeysTable>;
 export type Client = Selectable<ClientsTable>;
+export type ClientMetadataRule = Selectable<ClientMetadataRulesTable>;
 export type Session = Selectable<SessionsTable>;
 export type Consent = Selectable<ConsentsTable>;
 export type Grant = Selectable<GrantsTable>;

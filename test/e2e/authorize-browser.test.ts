@@ -7,12 +7,11 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { hashSecret } from '../../src/crypto/tokens.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { CHROMIUM, launchChromium } from '../helpers/chromium.js';
 import { createPerson, type Person, pkcePair } from '../helpers/flow.js';
-
-const CHROMIUM = process.env.SCHOOLAUTH_TEST_CHROMIUM;
 
 interface LoopbackClient {
   readonly server: Server;
@@ -55,18 +54,7 @@ describe('authorization in a real browser', {
     assert.equal(res.status, 201);
     clientId = ((await res.json()) as { client_id: string }).client_id;
     person = await createPerson(t.ctx.db);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM!,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -104,6 +104,13 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('explains both ways in: dynamic registration and a Client ID Metadata Document', () => {
+      assert.match(markdown, /Dynamic registration\*\* \(RFC 7591\)/);
+      assert.match(markdown, /### Or: a Client ID Metadata Document/);
+      assert.match(markdown, /"client_id_metadata_document_supported": true/);
+      assert.match(markdown, /port left out\) accepts any port/);
+    });
+
     it('pasting its commands gets from nothing to an API call, a refresh and a revocation', async () => {
       const person = await createPerson(t.ctx.db, { now: t.clock.now() });
       const walk = await followDocument(t, person, markdown);

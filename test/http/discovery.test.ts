@@ -46,7 +46,7 @@ for (const dialect of DIALECTS) {
         revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
         introspection_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
         authorization_response_iss_parameter_supported: true,
-        client_id_metadata_document_supported: false,
+        client_id_metadata_document_supported: true,
         service_documentation: `${issuer}/auth.md`,
         ui_locales_supported: ['en'],
       });

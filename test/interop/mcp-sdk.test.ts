@@ -3,7 +3,9 @@
  * OAuthClientProvider), given only the base URL, discovers the protected-resource and
  * authorization-server metadata, registers itself, sends the person to authorize (the pages are
  * driven over HTTP as a browser would, and once in Chromium), obtains tokens bound to the
- * resource and calls the API.
+ * resource and calls the API. With a `clientMetadataUrl` it identifies itself by its Client ID
+ * Metadata Document instead of registering (SPEC §5a; MCP 2025-11-25): the document is served by a
+ * real https server with a test CA, and the SDK (1.32.2) completes the flow and refreshes.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -14,10 +16,12 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { hashSecret } from '../../src/crypto/tokens.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
+import { CHROMIUM, launchChromium } from '../helpers/chromium.js';
 import { authorizeViaPages, createPerson } from '../helpers/flow.js';
+import { json, type MetadataServer, startMetadataServer, testCa } from '../helpers/metadata-server.js';
 
 const REDIRECT = 'http://127.0.0.1:8976/mcp/callback';
 
@@ -127,7 +131,67 @@ for (const dialect of DIALECTS) {
   });
 }
 
-const CHROMIUM = process.env.SCHOOLAUTH_TEST_CHROMIUM;
+/** An agent that publishes a Client ID Metadata Document and uses its URL as client_id. */
+class MetadataDocumentAgent extends AgentProvider {
+  constructor(readonly clientMetadataUrl: string) {
+    super();
+  }
+}
+
+for (const dialect of DIALECTS) {
+  describe(`MCP SDK client with a client ID metadata document [${dialect}]`, () => {
+    let t: TestApp;
+    let docs: MetadataServer;
+    before(async () => {
+      docs = await startMetadataServer();
+      t = await createTestApp(dialect, { listen: true, env: { CLIENT_METADATA_CA_FILE: testCa().caFile } });
+    });
+    after(async () => {
+      await t?.close();
+      await docs?.close();
+    });
+
+    it('clientMetadataUrl: no registration; authorize, tokens, API call, refresh', async () => {
+      const url = docs.url('/mcp/client-metadata.json');
+      const provider = new MetadataDocumentAgent(url);
+      docs.route('/mcp/client-metadata.json', json({ client_id: url, ...provider.clientMetadata }));
+      const person = await createPerson(t.ctx.db, { now: t.clock.now() });
+      assert.equal(await auth(provider, { serverUrl: t.url, scope: 'openid account:read' }), 'REDIRECT');
+      assert.equal(provider.client?.client_id, url, 'the URL is the client_id');
+      const registered = await t.ctx.db
+        .selectFrom('clients')
+        .select('id')
+        .where('kind', '=', 'dynamic')
+        .execute();
+      assert.equal(registered.length, 0, 'nothing was registered');
+
+      const redirect = await authorizeViaPages({
+        baseUrl: t.url,
+        params: Object.fromEntries(provider.authorizationUrl!.searchParams),
+        email: person.email,
+        password: person.password,
+        decision: 'allow',
+      });
+      assert.equal(redirect.searchParams.get('iss'), t.url);
+      const code = redirect.searchParams.get('code')!;
+      assert.equal(await auth(provider, { serverUrl: t.url, authorizationCode: code }), 'AUTHORIZED');
+      const first = provider.saved!;
+      const account = await fetch(`${t.url}/api/v1/account`, {
+        headers: { authorization: `Bearer ${first.access_token}` },
+      });
+      assert.equal(account.status, 200);
+
+      // A later run with the stored refresh token: the SDK refreshes instead of asking again.
+      assert.equal(await auth(provider, { serverUrl: t.url }), 'AUTHORIZED');
+      assert.notEqual(provider.saved!.access_token, first.access_token);
+      const again = await fetch(`${t.url}/api/v1/account`, {
+        headers: { authorization: `Bearer ${provider.saved!.access_token}` },
+      });
+      assert.equal(again.status, 200);
+      assert.equal(docs.hits('/mcp/client-metadata.json'), 1);
+    });
+  });
+}
 
 describe('MCP SDK client authorization in a real browser', {
   skip: CHROMIUM ? false : 'SCHOOLAUTH_TEST_CHROMIUM is not set',
@@ -149,18 +213,7 @@ describe('MCP SDK client authorization in a real browser', {
     await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
     const address = callback.address();
     redirectUri = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/callback`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM!,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -1,33 +1,21 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { hashSecret } from '../../src/crypto/tokens.js';
-import { openStorage, type Storage } from '../../src/storage/connect.js';
-import { DIALECTS, dropSchema, newSchemaName, PG_URL } from '../helpers/app.js';
-import { cli } from '../helpers/cli.js';
+import type { Storage } from '../../src/storage/connect.js';
+import { DIALECTS } from '../helpers/app.js';
+import { type CliDatabase, cli, cliDatabase } from '../helpers/cli.js';
 import { addAccount, addGrant, addToken } from './fixtures.js';
 
 for (const dialect of DIALECTS) {
   describe(`schoolauth client, prune and audit commands [${dialect}]`, () => {
+    let db: CliDatabase;
     let url: string;
-    let schema: string | undefined;
     let storage: Storage;
     before(async () => {
-      if (dialect === 'postgres') {
-        schema = newSchemaName();
-        url = `${PG_URL}${PG_URL!.includes('?') ? '&' : '?'}schema=${schema}`;
-      } else {
-        url = `sqlite:${join(mkdtempSync(join(tmpdir(), 'sa-ops-cli-')), 'db.sqlite')}`;
-      }
-      assert.equal((await cli(url, ['migrate'])).code, 0);
-      storage = await openStorage(url);
+      db = await cliDatabase(dialect);
+      ({ url, storage } = db);
     });
-    after(async () => {
-      await storage.close();
-      if (schema) await dropSchema(schema);
-    });
+    after(() => db.close());
 
     it('client create --confidential prints the client_id and the secret once, stored only hashed', async () => {
       const r = await cli(url, [

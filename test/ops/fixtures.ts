@@ -26,8 +26,11 @@ export async function addClient(
   kind: ClientKind,
   createdAt: number,
   lastUsedAt: number | null = null,
+  /** The client_id; a metadata-document client's is its https URL. */
+  id: string = kind === 'metadata_document'
+    ? `https://${randomId('app').toLowerCase()}.example.com/client.json`
+    : randomId(kind === 'dynamic' ? 'dyn_' : 'int_'),
 ): Promise<string> {
-  const id = randomId(kind === 'dynamic' ? 'dyn_' : 'int_');
   await db
     .insertInto('clients')
     .values({

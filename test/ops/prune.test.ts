@@ -132,6 +132,20 @@ for (const dialect of DIALECTS) {
       assert.equal((await db.selectFrom('grants').select('id').execute()).length, 0);
     });
 
+    it('a metadata-document client is pruned like a dynamic one: idle and grantless, never while in use', async () => {
+      const db = t.ctx.db;
+      const now = t.clock.now() + 500 * DAY;
+      const idle = await addClient(db, 'metadata_document', now - t.config.clientIdleTtl - 10);
+      const used = await addClient(db, 'metadata_document', now - t.config.clientIdleTtl - 10);
+      await addGrant(db, await addAccount(db, now), used, now - 10);
+      const integration = await addClient(db, 'integration', now - t.config.clientIdleTtl - 10);
+      const counts = await prune(db, t.config, now);
+      assert.equal(counts.clients, 1);
+      const left = (await db.selectFrom('clients').select('id').execute()).map((r) => r.id);
+      assert.ok(!left.includes(idle));
+      assert.ok(left.includes(used) && left.includes(integration));
+    });
+
     it('runs on one instance at a time (a database lock, not a timer race)', async () => {
       let inner: { ran: boolean } | undefined;
       const outer = await withInstanceLock(t.ctx.db, 'prune-test', async () => {

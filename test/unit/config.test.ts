@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
@@ -106,6 +108,43 @@ describe('configuration', () => {
   it('LOOPBACK_HOSTS accepts only loopback host names', () => {
     assert.deepEqual(loadConfig({ LOOPBACK_HOSTS: '127.0.0.1,[::1]' }).loopbackHosts, ['127.0.0.1', '[::1]']);
     assert.match(problems({ LOOPBACK_HOSTS: '127.0.0.1,example.com' })[0]!, /LOOPBACK_HOSTS/);
+  });
+
+  it('client metadata documents: defaults, bounds and the CA file are validated (SPEC §5a)', () => {
+    assert.deepEqual(loadConfig({}).clientMetadata, {
+      enabled: true,
+      connectTimeoutMs: 2000,
+      readTimeoutMs: 3000,
+      cacheMin: 300,
+      cacheMax: 86400,
+      cacheEntries: 1000,
+      caCertificates: undefined,
+      rateLimit: 30,
+    });
+    assert.ok(Object.isFrozen(loadConfig({}).clientMetadata));
+    const dir = mkdtempSync(join(tmpdir(), 'sa-config-'));
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    writeFileSync(join(dir, 'ca.pem'), `${pem}${pem}`);
+    writeFileSync(join(dir, 'not.pem'), 'hello');
+    assert.equal(
+      loadConfig({ CLIENT_METADATA_CA_FILE: join(dir, 'ca.pem') }).clientMetadata.caCertificates?.length,
+      2,
+    );
+    const found = problems({
+      CLIENT_METADATA_DOCUMENTS: 'sometimes',
+      CLIENT_METADATA_CONNECT_TIMEOUT_MS: '0',
+      CLIENT_METADATA_CACHE_MIN: '600',
+      CLIENT_METADATA_CACHE_MAX: '60',
+      CLIENT_METADATA_CA_FILE: join(dir, 'missing.pem'),
+    }).join('\n');
+    assert.match(found, /CLIENT_METADATA_DOCUMENTS="sometimes": expected "on" or "off"/);
+    assert.match(found, /CLIENT_METADATA_CONNECT_TIMEOUT_MS="0": expected a whole number from 50 to 30000/);
+    assert.match(found, /CLIENT_METADATA_CACHE_MIN=600 is above CLIENT_METADATA_CACHE_MAX=60/);
+    assert.match(found, /CLIENT_METADATA_CA_FILE=".*missing\.pem": cannot be read \(ENOENT\)/);
+    assert.match(
+      problems({ CLIENT_METADATA_CA_FILE: join(dir, 'not.pem') })[0]!,
+      /expected PEM certificates/,
+    );
   });
 
   it('TRUST_PROXY takes off, on, a hop count or addresses', () => {

@@ -8,11 +8,12 @@ import { displayTextProblem } from '../../display-text.js';
 import { disableClient, listClients } from '../../storage/client-admin.repository.js';
 import { findClient, insertClient, redirectUrisOf } from '../../storage/clients.repository.js';
 import { revokeGrants } from '../../storage/grants.repository.js';
-import type { Client } from '../../storage/schema.js';
+import type { Client, ClientKind } from '../../storage/schema.js';
 import { CommandError, defineCommand, isoTime, table, UsageError } from '../command.js';
 import { integrationRedirectUriProblem } from './integration-redirect-uri.js';
 
 const MAX_REDIRECT_URIS = 10;
+const CLIENT_KINDS: readonly ClientKind[] = ['integration', 'dynamic', 'metadata_document'];
 
 export const clientCreate = defineCommand({
   name: 'client create',
@@ -71,13 +72,14 @@ export const clientCreate = defineCommand({
 
 export const clientList = defineCommand({
   name: 'client list',
-  summary: 'List clients: registered integrations and self-registered (dynamic) clients',
-  options: { kind: { type: 'string', description: 'integration or dynamic' } },
+  summary:
+    'List clients: registered integrations, self-registered (dynamic) clients and clients known from a metadata document',
+  options: { kind: { type: 'string', description: 'integration, dynamic or metadata_document' } },
   async run(ctx, args, io) {
-    if (args.kind !== undefined && args.kind !== 'integration' && args.kind !== 'dynamic') {
-      throw new UsageError(`--kind must be integration or dynamic, not "${args.kind}"`);
+    if (args.kind !== undefined && !CLIENT_KINDS.includes(args.kind as ClientKind)) {
+      throw new UsageError(`--kind must be ${CLIENT_KINDS.join(', ')}, not "${args.kind}"`);
     }
-    const rows = await listClients(ctx.db, args.kind);
+    const rows = await listClients(ctx.db, args.kind as ClientKind | undefined);
     io.stdout(
       table(
         rows.map((c) => ({

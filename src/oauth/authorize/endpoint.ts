@@ -12,12 +12,17 @@ import { countOAuthError } from '../../ops/metrics.js';
 import { formBody } from '../../pages/form.js';
 import { sendPage, sendRedirect } from '../../pages/respond.js';
 import { expiredFormPage } from '../../pages/sign-in.routes.js';
+import type { EndpointLimits } from '../../rate-limit/endpoint-limits.js';
 import { CSRF_FIELD, checkCsrfToken, checkSigninCsrf } from '../../sessions/csrf.js';
 import { type ActiveSession, loadSession, startSession } from '../../sessions/sessions.js';
 import { signInWithForm } from '../../sessions/sign-in.js';
-import { findClient, redirectUrisOf } from '../../storage/clients.repository.js';
+import { findClient, redirectUrisOf, saveMetadataClient } from '../../storage/clients.repository.js';
 import { findConsent, saveConsent } from '../../storage/consents.repository.js';
 import { issueAuthorizationCode } from '../authorization-codes.js';
+import { metadataTarget } from '../client-id-metadata/authorize-target.js';
+import { isClientIdUrl } from '../client-id-metadata/client-id-url.js';
+import type { MetadataDocuments } from '../client-id-metadata/documents.js';
+import { metadataDocumentsFor } from '../client-id-metadata/wiring.js';
 import { PATHS } from '../discovery.js';
 import { inCatalogueOrder, splitScope } from '../scopes.js';
 import { consentRequiredDescription, judgeConsent } from './consent-policy.js';
@@ -25,7 +30,7 @@ import { type Flow, showConsent, showProblem, showSignIn } from './pages.js';
 import { readParams } from './params.js';
 import { clientRedirect } from './response.js';
 import { AUTHORIZE_SCHEMA } from './schema.js';
-import { checkTarget, isRequestError, validateRequest } from './validate.js';
+import { checkTarget, isRequestError, type Target, validateRequest } from './validate.js';
 
 interface Exchange {
   readonly ctx: AppContext;
@@ -33,6 +38,7 @@ interface Exchange {
   readonly reply: FastifyReply;
   /** 302 answers a GET; 303 makes the browser follow a POST with a GET. */
   readonly status: 302 | 303;
+  readonly documents: MetadataDocuments;
 }
 
 function redirectToClient(x: Exchange, flow: Flow, params: Record<string, string | undefined>): FastifyReply {
@@ -49,7 +55,13 @@ function redirectError(x: Exchange, flow: Flow, error: OAuthErrorCode, descripti
   return redirectToClient(x, flow, { error, error_description: description });
 }
 
+/** A client known from its metadata document gets (or updates) its row before anything refers to it. */
+async function saveClient(x: Exchange, flow: Flow): Promise<void> {
+  if (flow.metadata?.save) await saveMetadataClient(x.ctx.db, flow.metadata.save);
+}
+
 async function issueCode(x: Exchange, flow: Flow, session: ActiveSession): Promise<FastifyReply> {
+  await saveClient(x, flow);
   const { code, grantId } = await issueAuthorizationCode(x.ctx, {
     clientId: flow.client.id,
     accountId: session.account.id,
@@ -149,6 +161,7 @@ async function consentStep(x: Exchange, flow: Flow, body: Record<string, unknown
   }
   const previous = await findConsent(x.ctx.db, accountId, flow.client.id);
   const remembered = inCatalogueOrder([...splitScope(previous?.scopes ?? ''), ...flow.request.scopes]);
+  await saveClient(x, flow);
   await saveConsent(x.ctx.db, accountId, flow.client.id, remembered.join(' '), now);
   await recordAudit(
     x.ctx.db,
@@ -164,17 +177,27 @@ async function consentStep(x: Exchange, flow: Flow, body: Record<string, unknown
   return issueCode(x, flow, session);
 }
 
+/** The client and the verified redirect URI: from a registration row, or from a metadata document. */
+async function findTarget(x: Exchange, params: ReturnType<typeof readParams>): Promise<Target> {
+  const clientId = params.values.client_id;
+  if (clientId === undefined || params.repeated.includes('client_id'))
+    return checkTarget(params, undefined, []);
+  if (isClientIdUrl(clientId)) return metadataTarget(x.ctx, x.documents, params, x.request.ip);
+  const client = await findClient(x.ctx.db, clientId);
+  return checkTarget(params, client, client ? redirectUrisOf(client) : []);
+}
+
 async function authorize(x: Exchange, source: unknown): Promise<FastifyReply> {
   const params = readParams(source);
-  const clientId = params.values.client_id;
-  const client =
-    clientId === undefined || params.repeated.includes('client_id')
-      ? undefined
-      : await findClient(x.ctx.db, clientId);
-  const target = checkTarget(params, client, client ? redirectUrisOf(client) : []);
+  const target = await findTarget(x, params);
   if ('problem' in target) return showProblem(x.reply, target.problem);
   const request = validateRequest(params, x.ctx.config.issuer);
-  const partial = { params, client: target.client, redirectUri: target.redirectUri };
+  const partial = {
+    params,
+    client: target.client,
+    redirectUri: target.redirectUri,
+    metadata: target.metadata,
+  };
   if (isRequestError(request)) {
     countOAuthError(request.error);
     const state = params.values.state;
@@ -193,11 +216,16 @@ async function authorize(x: Exchange, source: unknown): Promise<FastifyReply> {
   return startFlow(x, flow);
 }
 
-export async function authorizeRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function authorizeRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  limits: Pick<EndpointLimits, 'clientMetadata'>,
+): Promise<void> {
+  const documents = metadataDocumentsFor(ctx, limits);
   app.get(PATHS.authorization, AUTHORIZE_SCHEMA.get, (request, reply) =>
-    authorize({ ctx, request, reply, status: 302 }, request.query),
+    authorize({ ctx, request, reply, status: 302, documents }, request.query),
   );
   app.post(PATHS.authorization, AUTHORIZE_SCHEMA.post, (request, reply) =>
-    authorize({ ctx, request, reply, status: 303 }, request.body),
+    authorize({ ctx, request, reply, status: 303, documents }, request.body),
   );
 }

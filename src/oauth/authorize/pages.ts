@@ -16,7 +16,7 @@ import type { Client } from '../../storage/schema.js';
 import { PATHS } from '../discovery.js';
 import { isConfidential } from './consent-policy.js';
 import type { RequestParams } from './params.js';
-import type { AuthorizationRequest, PageProblem } from './validate.js';
+import type { AuthorizationRequest, MetadataIdentity, PageProblem } from './validate.js';
 
 /** The hidden `step` field says which page a POST answers. */
 export type Step = 'signin' | 'consent';
@@ -25,6 +25,8 @@ export interface Flow {
   readonly params: RequestParams;
   readonly client: Client;
   readonly redirectUri: string;
+  /** Set when the client is known from its metadata document (SPEC §5a). */
+  readonly metadata: MetadataIdentity | undefined;
   readonly request: AuthorizationRequest;
 }
 
@@ -46,8 +48,9 @@ export function showSignIn(
     action: PATHS.authorization,
     csrfToken: signinCsrfToken(ctx, request, reply),
     hidden: hidden(flow, 'signin'),
-    clientName: flow.client.name,
-    clientKind: flow.client.kind,
+    clientName: flow.metadata ? `${flow.client.name} (${flow.metadata.host})` : flow.client.name,
+    // A metadata document the operator trusts is a registered integration (SPEC §5a).
+    clientKind: flow.metadata?.trusted ? 'integration' : flow.client.kind,
     email: failure?.email,
     error: failure?.message,
   });
@@ -75,14 +78,20 @@ export function showConsent(
     redirectUri: flow.redirectUri,
     scopes: groupScopes(flow.request.scopes),
     accountEmail: session.account.email,
+    identity: flow.metadata && {
+      clientId: flow.client.id,
+      host: flow.metadata.host,
+      trusted: flow.metadata.trusted,
+    },
   });
   return sendPage(reply, 200, page, { formTargets: formTargets(flow) });
 }
 
-export function showProblem(reply: FastifyReply, problem: PageProblem, status = 400): FastifyReply {
+export function showProblem(reply: FastifyReply, problem: PageProblem): FastifyReply {
+  if (problem.retryAfter !== undefined) reply.header('retry-after', String(problem.retryAfter));
   return sendPage(
     reply,
-    status,
+    problem.status ?? 400,
     errorPage({ title: problem.title, message: problem.message, code: problem.code }),
   );
 }

@@ -14,23 +14,34 @@ import type { AuthorizeParam, RequestParams } from './params.js';
 export interface PageProblem {
   readonly title: string;
   readonly message: string;
-  readonly code: 'invalid_client' | 'invalid_request';
+  readonly code: 'invalid_client' | 'invalid_request' | 'rate_limited';
+  /** 400 unless said otherwise (429 with Retry-After for a rate limit). */
+  readonly status?: 400 | 429;
+  readonly retryAfter?: number;
+}
+
+/**
+ * How a client identified by a metadata document is presented and kept (SPEC §5a): the host of its
+ * client_id URL, whether the operator trusts it, and the `clients` row to write (the document is
+ * new or changed) before a consent or code refers to it — written only then, so a refused request
+ * changes nothing.
+ */
+export interface MetadataIdentity {
+  readonly host: string;
+  readonly trusted: boolean;
+  readonly save: Client | undefined;
 }
 
 export type Target =
-  | { readonly client: Client; readonly redirectUri: string }
+  | { readonly client: Client; readonly redirectUri: string; readonly metadata?: MetadataIdentity }
   | { readonly problem: PageProblem };
 
-const problem = (title: string, message: string, code: PageProblem['code'] = 'invalid_request') => ({
+export const problem = (title: string, message: string, code: PageProblem['code'] = 'invalid_request') => ({
   problem: { title, message, code },
 });
 
-/** Checks client_id and redirect_uri; `client` is the row client_id names, if any. */
-export function checkTarget(
-  params: RequestParams,
-  client: Client | undefined,
-  redirectUris: readonly string[],
-): Target {
+/** What is wrong with client_id and redirect_uri as sent, before any client is looked up. */
+export function targetParamsProblem(params: RequestParams): Target | undefined {
   if (params.repeated.includes('client_id'))
     return problem(
       'Invalid request',
@@ -41,12 +52,27 @@ export function checkTarget(
       'Invalid request',
       'The request names more than one return address (redirect_uri was sent more than once).',
     );
-  const clientId = params.values.client_id;
-  if (clientId === undefined)
+  if (params.values.client_id === undefined)
     return problem(
       'Invalid request',
       'The request does not say which app is asking: the client_id parameter is missing.',
     );
+  if (params.values.redirect_uri === undefined)
+    return problem(
+      'Invalid request',
+      'The request does not say where to return to: the redirect_uri parameter is missing.',
+    );
+  return undefined;
+}
+
+/** Checks client_id and redirect_uri; `client` is the row client_id names, if any. */
+export function checkTarget(
+  params: RequestParams,
+  client: Client | undefined,
+  redirectUris: readonly string[],
+): Target {
+  const early = targetParamsProblem(params);
+  if (early) return early;
   if (!client)
     return problem(
       'Unknown app',
@@ -59,13 +85,8 @@ export function checkTarget(
       'The app that sent you here has been disabled by the operators of this service.',
       'invalid_client',
     );
-  const requested = params.values.redirect_uri;
-  if (requested === undefined)
-    return problem(
-      'Invalid request',
-      'The request does not say where to return to: the redirect_uri parameter is missing.',
-    );
-  if (!matchRedirectUri(requested, redirectUris, client.kind)) {
+  const requested = params.values.redirect_uri!;
+  if (client.kind === 'metadata_document' || !matchRedirectUri(requested, redirectUris, client.kind)) {
     return problem(
       'Invalid return address',
       'The return address in the request (redirect_uri) is not one registered for this app, so you were not sent back to it.',

@@ -118,7 +118,7 @@ function uriProblem(uri: string, loopbackHosts: readonly string[]): string | und
  */
 export function isPrivateUseScheme(uri: string): boolean {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(uri)?.[1];
-  return scheme !== undefined && scheme.includes('.') && !/[#\s]/.test(uri);
+  return scheme?.includes('.') === true && !/[#\s]/.test(uri);
 }
 
 /**

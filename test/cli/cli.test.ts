@@ -197,13 +197,32 @@ for (const dialect of DIALECTS) {
       assert.match(list.stdout, /maths/);
     });
 
-    it('keys rotate publishes a new signing key and keeps the old one published', async () => {
-      await cli(url, ['keys', 'list']);
+    it('keys rotate tells when the new key signs and how long the old one stays published; keys list shows each state', async () => {
       const rotate = await cli(url, ['keys', 'rotate']);
-      assert.equal(rotate.code, 0);
+      assert.equal(rotate.code, 0, rotate.stderr);
+      assert.match(
+        rotate.stdout,
+        /^new signing key \S+: published now \(every running instance serves it within 5 s\)$/m,
+      );
+      assert.match(
+        rotate.stdout,
+        /^it signs ID tokens from \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(in 70 s\), once JWKS copies cached for up to 60 s have expired$/m,
+      );
+      assert.match(
+        rotate.stdout,
+        /stays published until \S+ \(in 3790 s\), when its last ID tokens have expired$/m,
+      );
+      assert.doesNotMatch(rotate.stdout, /within seconds/);
       const list = await cli(url, ['keys', 'list']);
-      assert.match(list.stdout, /signing/);
-      assert.match(list.stdout, /published/);
+      assert.match(list.stdout, /^kid\s+alg\s+state\s+changes\s+created$/m);
+      assert.match(list.stdout, /RS256\s+next\s+current at \S+ \(in \d+ s\)/);
+      assert.match(list.stdout, /RS256\s+current\s+previous at \S+ \(in \d+ s\)/);
+      const again = await cli(url, ['keys', 'rotate']);
+      assert.equal(again.code, 1);
+      assert.match(
+        again.stderr,
+        /^schoolauth: signing key \S+ already waits to sign from \S+ \(in \d+ s\); rotate again after that\n$/,
+      );
     });
 
     it('migrate reports an up-to-date schema', async () => {

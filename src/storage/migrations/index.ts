@@ -3,6 +3,7 @@ import * as m0001 from './0001-foundation.js';
 import * as m0002 from './0002-oauth.js';
 import * as m0030 from './0030-school-api.js';
 import * as m0040 from './0040-refresh-successor.js';
+import * as m0110 from './0110-signing-key-activation.js';
 
 /** Ordered by name; a new migration is a new file added here, never an edit of a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '0002-oauth': m0002,
   '0030-school-api': m0030,
   '0040-refresh-successor': m0040,
+  '0110-signing-key-activation': m0110,
 };

@@ -2,6 +2,7 @@ import type { Command } from './command.js';
 import { accountCreate, accountDisable, accountList, accountResetPassword } from './commands/account.js';
 import { auditList } from './commands/audit.js';
 import { clientCreate, clientDisable, clientList } from './commands/client.js';
+import { completionCommand } from './commands/completion.js';
 import { demo } from './commands/demo.js';
 import { keysList, keysRotate } from './commands/keys.js';
 import { migrate } from './commands/migrate.js';
@@ -25,4 +26,5 @@ export const COMMANDS: readonly Command[] = [
   auditList,
   migrate,
   demo,
+  completionCommand(() => COMMANDS),
 ] as unknown as Command[];

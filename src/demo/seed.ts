@@ -26,12 +26,12 @@ export async function seedDemoIfEmpty(db: Kysely<Database>, now: number): Promis
   const password = randomBytes(12).toString('base64url');
   const { account, school } = await createAccount(
     db,
-    { email: DEMO_OWNER_EMAIL, name: 'Demo Owner', password, school: DEMO_SCHOOL },
+    { email: DEMO_OWNER_EMAIL, name: 'Demo Owner', password, school: DEMO_SCHOOL, schoolName: 'Demo School' },
     now,
   );
   await db
     .updateTable('schools')
-    .set({ name: 'Demo School', description: 'A school seeded on first start to try schoolauth.' })
+    .set({ description: 'A school seeded on first start to try schoolauth.' })
     .where('id', '=', school.id)
     .execute();
   await seedDemoContent(db, school.id, now);

@@ -65,12 +65,15 @@ export const clientCreate = defineCommand({
 export const clientList = defineCommand({
   name: 'client list',
   summary: 'List clients: registered integrations and self-registered (dynamic) clients',
-  options: { kind: { type: 'string', description: 'integration or dynamic' } },
+  options: {
+    kind: {
+      type: 'string',
+      choices: ['integration', 'dynamic'],
+      description: 'only registered integrations or only self-registered clients',
+    },
+  },
   async run(ctx, args, io) {
-    if (args.kind !== undefined && args.kind !== 'integration' && args.kind !== 'dynamic') {
-      throw new UsageError(`--kind must be integration or dynamic, not "${args.kind}"`);
-    }
-    const rows = await listClients(ctx.db, args.kind);
+    const rows = await listClients(ctx.db, args.kind as 'integration' | 'dynamic' | undefined);
     io.stdout(
       table(
         rows.map((c) => ({

@@ -1,19 +1,24 @@
-import { AccountRuleError, createSchool } from '../../accounts/accounts.js';
+import { AccountInputError, AccountRuleError, createSchool } from '../../accounts/accounts.js';
 import { listSchools } from '../../storage/accounts.repository.js';
-import { CommandError, defineCommand, isoTime, table } from '../command.js';
+import { CommandError, defineCommand, isoTime, table, UsageError } from '../command.js';
 
 export const schoolCreate = defineCommand({
   name: 'school create',
   summary: 'Create a school',
   options: {
-    slug: { type: 'string', required: true, description: 'URL-safe identifier' },
-    name: { type: 'string', required: true, description: 'display name' },
+    slug: {
+      type: 'string',
+      required: true,
+      description: 'URL-safe identifier: lower-case letters, digits, inner hyphens',
+    },
+    name: { type: 'string', required: true, description: 'display name, such as "Maths Academy"' },
   },
   async run(ctx, args, io) {
     try {
       const school = await createSchool(ctx.db, { slug: args.slug!, name: args.name! }, ctx.now());
       io.stdout(`created school ${school.slug} (${school.id})\n`);
     } catch (error) {
+      if (error instanceof AccountInputError) throw new UsageError(error.message);
       if (error instanceof AccountRuleError) throw new CommandError(error.message);
       throw error;
     }

@@ -160,7 +160,17 @@ send instead. The person can see and revoke connected apps at ${issuer}${PATHS.c
 
 export async function authMdRoute(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const body = authMarkdown(ctx.config.issuer);
-  app.get(PATHS.authMd, { schema: { hide: true } }, (_request, reply) =>
+  const schema = {
+    tags: ['documentation'],
+    summary: 'Walkthrough: discover, register, authorize with PKCE, exchange, call the API, refresh, revoke',
+    response: {
+      200: {
+        description: 'Markdown, with this server’s base URL filled in',
+        content: { 'text/markdown': { schema: { type: 'string' } } },
+      },
+    },
+  };
+  app.get(PATHS.authMd, { schema }, (_request, reply) =>
     reply.type('text/markdown; charset=utf-8').header('cache-control', 'public, max-age=300').send(body),
   );
 }

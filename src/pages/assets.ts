@@ -46,7 +46,15 @@ a{color:var(--accent)}
 const ETAG = `"${createHash('sha256').update(STYLESHEET).digest('base64url').slice(0, 16)}"`;
 
 export async function assetRoutes(app: FastifyInstance): Promise<void> {
-  app.get(STYLESHEET_PATH, { schema: { hide: true } }, (request, reply) => {
+  const schema = {
+    tags: ['pages'],
+    summary: 'The pages’ stylesheet',
+    response: {
+      200: { description: 'CSS', content: { 'text/css': { schema: { type: 'string' } } } },
+      304: { description: 'Not modified (If-None-Match matched the ETag)' },
+    },
+  };
+  app.get(STYLESHEET_PATH, { schema }, (request, reply) => {
     reply.headers({ etag: ETAG, 'cache-control': 'public, max-age=3600' });
     if (request.headers['if-none-match'] === ETAG) return reply.code(304).send();
     return reply.type('text/css; charset=utf-8').send(STYLESHEET);

@@ -91,7 +91,7 @@ export async function connectedAppsRoutes(app: FastifyInstance, ctx: AppContext)
     if (!session) return sendRedirect(reply, 303, signInUrl(PATHS.connectedApps));
     const body = formBody(request);
     if (!checkCsrfToken(session.csrfSecret, 'apps', body[CSRF_FIELD])) {
-      return sendPage(reply, 403, expiredFormPage());
+      return sendPage(reply, 403, expiredFormPage(request.id));
     }
     const clientId = field(body, 'client_id');
     if (clientId) {

@@ -17,15 +17,19 @@ import { signInPage } from './sign-in.page.js';
 
 export const SIGNIN_PATH = '/signin';
 
+/** Where signing out ends: the sign-in page, saying so. */
+export const SIGNED_OUT_URL = `${SIGNIN_PATH}?done=signed-out`;
+
 export function signInUrl(returnTo: string): string {
   return `${SIGNIN_PATH}?${new URLSearchParams({ return_to: returnTo })}`;
 }
 
-export const expiredFormPage = () =>
+export const expiredFormPage = (requestId: string) =>
   errorPage({
     title: 'This form has expired',
     message:
       'The page you sent was too old or did not come from this site. Go back, reload the page and try again.',
+    requestId,
   });
 
 const RETURN_TO = 'Same-origin path to go to after signing in (default: Connected apps)';
@@ -33,7 +37,7 @@ const RETURN_TO = 'Same-origin path to go to after signing in (default: Connecte
 const SIGNIN_GET = pageRoute({
   summary: 'Sign-in page (for Connected apps; the authorization endpoint has its own step)',
   page: 'The sign-in form: Email, Password, Sign in',
-  query: { return_to: RETURN_TO },
+  query: { return_to: RETURN_TO, done: '`signed-out` shows "You have signed out."' },
 });
 
 const SIGNIN_POST = pageRoute({
@@ -57,16 +61,18 @@ export async function signInRoutes(app: FastifyInstance, ctx: AppContext): Promi
       PATHS.connectedApps,
     );
     const csrfToken = signinCsrfToken(ctx, request, reply);
+    const notice = query.done === 'signed-out' ? 'You have signed out.' : undefined;
     return sendPage(
       reply,
       200,
-      signInPage({ action: SIGNIN_PATH, csrfToken, hidden: { return_to: returnTo } }),
+      signInPage({ action: SIGNIN_PATH, csrfToken, hidden: { return_to: returnTo }, notice }),
     );
   });
 
   app.post(SIGNIN_PATH, SIGNIN_POST, async (request, reply) => {
     const body = formBody(request);
-    if (!checkSigninCsrf(ctx, request, body[CSRF_FIELD])) return sendPage(reply, 403, expiredFormPage());
+    if (!checkSigninCsrf(ctx, request, body[CSRF_FIELD]))
+      return sendPage(reply, 403, expiredFormPage(request.id));
     const returnTo = safeReturnPath(field(body, 'return_to'), PATHS.connectedApps);
     const outcome = await signInWithForm(ctx, { email: body.email, password: body.password }, request.ip);
     if (!('account' in outcome)) {
@@ -89,7 +95,7 @@ export async function signInRoutes(app: FastifyInstance, ctx: AppContext): Promi
     const session = await loadSession(ctx, request);
     if (session) {
       if (!checkCsrfToken(session.csrfSecret, 'signout', formBody(request)[CSRF_FIELD])) {
-        return sendPage(reply, 403, expiredFormPage());
+        return sendPage(reply, 403, expiredFormPage(request.id));
       }
       await endSession(ctx, request, reply);
       await recordAudit(
@@ -98,6 +104,6 @@ export async function signInRoutes(app: FastifyInstance, ctx: AppContext): Promi
         ctx.now(),
       );
     }
-    return sendRedirect(reply, 303, SIGNIN_PATH);
+    return sendRedirect(reply, 303, SIGNED_OUT_URL);
   });
 }

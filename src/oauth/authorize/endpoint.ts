@@ -13,7 +13,7 @@ import { formBody } from '../../pages/form.js';
 import { sendPage, sendRedirect } from '../../pages/respond.js';
 import { expiredFormPage } from '../../pages/sign-in.routes.js';
 import { CSRF_FIELD, checkCsrfToken, checkSigninCsrf } from '../../sessions/csrf.js';
-import { type ActiveSession, loadSession, startSession } from '../../sessions/sessions.js';
+import { type ActiveSession, endSession, loadSession, startSession } from '../../sessions/sessions.js';
 import { signInWithForm } from '../../sessions/sign-in.js';
 import { findClient, redirectUrisOf } from '../../storage/clients.repository.js';
 import { findConsent, saveConsent } from '../../storage/consents.repository.js';
@@ -94,7 +94,7 @@ async function afterSignIn(x: Exchange, flow: Flow, session: ActiveSession): Pro
       'the person has not allowed this app these scopes; send the request without prompt=none',
     );
   }
-  return showConsent(x.reply, flow, session);
+  return showConsent(x.ctx, x.reply, flow, session);
 }
 
 async function startFlow(x: Exchange, flow: Flow): Promise<FastifyReply> {
@@ -114,7 +114,8 @@ async function startFlow(x: Exchange, flow: Flow): Promise<FastifyReply> {
 }
 
 async function signInStep(x: Exchange, flow: Flow, body: Record<string, unknown>): Promise<FastifyReply> {
-  if (!checkSigninCsrf(x.ctx, x.request, body[CSRF_FIELD])) return sendPage(x.reply, 403, expiredFormPage());
+  if (!checkSigninCsrf(x.ctx, x.request, body[CSRF_FIELD]))
+    return sendPage(x.reply, 403, expiredFormPage(x.request.id));
   const outcome = await signInWithForm(x.ctx, { email: body.email, password: body.password }, x.request.ip);
   if (!('account' in outcome)) {
     const email = typeof body.email === 'string' ? body.email : undefined;
@@ -134,7 +135,7 @@ async function consentStep(x: Exchange, flow: Flow, body: Record<string, unknown
   // The session ended while the page was open: sign in again, the request is kept.
   if (!session) return showSignIn(x.ctx, x.request, x.reply, flow);
   if (!checkCsrfToken(session.csrfSecret, 'authorize', body[CSRF_FIELD]))
-    return sendPage(x.reply, 403, expiredFormPage());
+    return sendPage(x.reply, 403, expiredFormPage(x.request.id));
   const accountId = session.account.id;
   const now = x.ctx.now();
   if (body.decision !== 'allow') {
@@ -160,6 +161,23 @@ async function consentStep(x: Exchange, flow: Flow, body: Record<string, unknown
     now,
   );
   return issueCode(x, flow, session);
+}
+
+/** "Not you? Sign in as someone else": ends this session, then asks for a sign-in, same request. */
+async function switchStep(x: Exchange, flow: Flow, body: Record<string, unknown>): Promise<FastifyReply> {
+  const session = await loadSession(x.ctx, x.request);
+  if (session) {
+    if (!checkCsrfToken(session.csrfSecret, 'signout', body[CSRF_FIELD])) {
+      return sendPage(x.reply, 403, expiredFormPage(x.request.id));
+    }
+    await endSession(x.ctx, x.request, x.reply);
+    await recordAudit(
+      x.ctx.db,
+      { kind: 'signout', accountId: session.account.id, ip: x.request.ip },
+      x.ctx.now(),
+    );
+  }
+  return showSignIn(x.ctx, x.request, x.reply, flow);
 }
 
 async function authorize(x: Exchange, source: unknown): Promise<FastifyReply> {
@@ -188,6 +206,7 @@ async function authorize(x: Exchange, source: unknown): Promise<FastifyReply> {
   const body = formBody(x.request);
   if (body.step === 'signin') return signInStep(x, flow, body);
   if (body.step === 'consent') return consentStep(x, flow, body);
+  if (body.step === 'switch') return switchStep(x, flow, body);
   return startFlow(x, flow);
 }
 

@@ -12,13 +12,15 @@ import { groupScopes } from '../../pages/scope-groups.js';
 import { signInPage } from '../../pages/sign-in.page.js';
 import { csrfToken, signinCsrfToken } from '../../sessions/csrf.js';
 import type { ActiveSession } from '../../sessions/sessions.js';
+import { membershipsOf } from '../../storage/accounts.repository.js';
 import type { Client } from '../../storage/schema.js';
 import { PATHS } from '../discovery.js';
+import { isSchoolScope } from '../scope-catalogue.js';
 import type { RequestParams } from './params.js';
 import type { AuthorizationRequest, PageProblem } from './validate.js';
 
-/** The hidden `step` field says which page a POST answers. */
-export type Step = 'signin' | 'consent';
+/** The hidden `step` field says which page a POST answers (`switch`: "Not you?" on consent). */
+export type Step = 'signin' | 'consent' | 'switch';
 
 export interface Flow {
   readonly params: RequestParams;
@@ -52,7 +54,13 @@ export function showSignIn(
   return sendPage(reply, failure?.status ?? 200, page, { formTargets: formTargets(flow) });
 }
 
-export function showConsent(reply: FastifyReply, flow: Flow, session: ActiveSession): FastifyReply {
+export async function showConsent(
+  ctx: AppContext,
+  reply: FastifyReply,
+  flow: Flow,
+  session: ActiveSession,
+): Promise<FastifyReply> {
+  const schoolBound = flow.request.scopes.some(isSchoolScope);
   const page = consentPage({
     action: PATHS.authorization,
     csrfToken: csrfToken(session.csrfSecret, 'authorize'),
@@ -62,6 +70,9 @@ export function showConsent(reply: FastifyReply, flow: Flow, session: ActiveSess
     redirectUri: flow.redirectUri,
     scopes: groupScopes(flow.request.scopes),
     accountEmail: session.account.email,
+    schoolBound,
+    schools: schoolBound ? await membershipsOf(ctx.db, session.account.id) : [],
+    switchAccount: { csrfToken: csrfToken(session.csrfSecret, 'signout'), hidden: hidden(flow, 'switch') },
   });
   return sendPage(reply, 200, page, { formTargets: formTargets(flow) });
 }
@@ -70,6 +81,11 @@ export function showProblem(reply: FastifyReply, problem: PageProblem, status = 
   return sendPage(
     reply,
     status,
-    errorPage({ title: problem.title, message: problem.message, code: problem.code }),
+    errorPage({
+      title: problem.title,
+      message: problem.message,
+      code: problem.code,
+      requestId: reply.request.id,
+    }),
   );
 }

@@ -10,6 +10,20 @@ import { openStorage } from '../../src/storage/connect.js';
 import { DIALECTS, dropSchema, newSchemaName, PG_URL } from '../helpers/app.js';
 import { cli } from '../helpers/cli.js';
 
+/** `account create --email … --name … --school … --password-stdin`, then any further arguments. */
+const createArgs = (email: string, name: string, school: string, ...more: string[]) => [
+  'account',
+  'create',
+  '--email',
+  email,
+  '--name',
+  name,
+  '--school',
+  school,
+  '--password-stdin',
+  ...more,
+];
+
 for (const dialect of DIALECTS) {
   describe(`schoolauth CLI [${dialect}]`, () => {
     let url: string;
@@ -27,21 +41,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('account create for a school that does not exist asks for its name (exit 2) instead of naming it after the slug', async () => {
-      const r = await cli(
-        url,
-        [
-          'account',
-          'create',
-          '--email',
-          'ada@example.com',
-          '--name',
-          'Ada',
-          '--school',
-          'maths',
-          '--password-stdin',
-        ],
-        'correct horse battery\n',
-      );
+      const r = await cli(url, createArgs('ada@example.com', 'Ada', 'maths'), 'correct horse battery\n');
       assert.equal(r.code, 2);
       assert.equal(
         r.stderr,
@@ -49,21 +49,7 @@ for (const dialect of DIALECTS) {
       );
       const ownerAsAdmin = await cli(
         url,
-        [
-          'account',
-          'create',
-          '--email',
-          'ada@example.com',
-          '--name',
-          'Ada',
-          '--school',
-          'maths',
-          '--school-name',
-          'Maths Academy',
-          '--role',
-          'admin',
-          '--password-stdin',
-        ],
+        createArgs('ada@example.com', 'Ada', 'maths', '--school-name', 'Maths Academy', '--role', 'admin'),
         'correct horse battery\n',
       );
       assert.equal(ownerAsAdmin.code, 2);
@@ -75,19 +61,7 @@ for (const dialect of DIALECTS) {
       const password = 'correct horse battery';
       const r = await cli(
         url,
-        [
-          'account',
-          'create',
-          '--email',
-          'Ada@Example.com',
-          '--name',
-          'Ada',
-          '--school',
-          'maths',
-          '--school-name',
-          'Maths Academy',
-          '--password-stdin',
-        ],
+        createArgs('Ada@Example.com', 'Ada', 'maths', '--school-name', 'Maths Academy'),
         `${password}\n`,
       );
       assert.equal(r.code, 0, r.stderr);
@@ -119,21 +93,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('a second account in an existing school gets the default role, and says so', async () => {
-      const r = await cli(
-        url,
-        [
-          'account',
-          'create',
-          '--email',
-          'cy@example.com',
-          '--name',
-          'Cy',
-          '--school',
-          'maths',
-          '--password-stdin',
-        ],
-        'yet another long password\n',
-      );
+      const r = await cli(url, createArgs('cy@example.com', 'Cy', 'maths'), 'yet another long password\n');
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /in school maths as admin \(the default role; --role owner makes an owner\)\n$/);
       const help = await cli(url, ['account', 'create', '--help']);
@@ -143,19 +103,7 @@ for (const dialect of DIALECTS) {
     it('a second account in an existing school gets the requested role', async () => {
       const r = await cli(
         url,
-        [
-          'account',
-          'create',
-          '--email',
-          'bob@example.com',
-          '--name',
-          'Bob',
-          '--school',
-          'maths',
-          '--password-stdin',
-          '--role',
-          'admin',
-        ],
+        createArgs('bob@example.com', 'Bob', 'maths', '--role', 'admin'),
         'another long password\n\n',
       );
       assert.equal(r.code, 0, r.stderr);
@@ -164,23 +112,7 @@ for (const dialect of DIALECTS) {
 
     it('account list shows each account’s role in each school, without any password material', async () => {
       assert.equal((await cli(url, ['school', 'create', '--slug', 'art', '--name', 'Art School'])).code, 0);
-      await cli(
-        url,
-        [
-          'account',
-          'create',
-          '--email',
-          'dee@example.com',
-          '--name',
-          'Dee',
-          '--school',
-          'art',
-          '--password-stdin',
-          '--role',
-          'owner',
-        ],
-        'a password for dee\n',
-      );
+      await cli(url, createArgs('dee@example.com', 'Dee', 'art', '--role', 'owner'), 'a password for dee\n');
       const r = await cli(url, ['account', 'list']);
       assert.equal(r.code, 0);
       assert.match(r.stdout, /^email\s+name\s+id\s+schools\s+status\s+created$/m);
@@ -191,42 +123,14 @@ for (const dialect of DIALECTS) {
     });
 
     it('a duplicate email is refused with exit code 1 and one line', async () => {
-      const r = await cli(
-        url,
-        [
-          'account',
-          'create',
-          '--email',
-          'ada@example.com',
-          '--name',
-          'Ada',
-          '--school',
-          'maths',
-          '--password-stdin',
-        ],
-        'some long password',
-      );
+      const r = await cli(url, createArgs('ada@example.com', 'Ada', 'maths'), 'some long password');
       assert.equal(r.code, 1);
       assert.equal(r.stderr.trim().split('\n').length, 1);
       assert.match(r.stderr, /already exists/);
     });
 
     it('a short or missing password is a usage error (exit 2) and never echoed', async () => {
-      const r = await cli(
-        url,
-        [
-          'account',
-          'create',
-          '--email',
-          'c@example.com',
-          '--name',
-          'C',
-          '--school',
-          'maths',
-          '--password-stdin',
-        ],
-        'short\n',
-      );
+      const r = await cli(url, createArgs('c@example.com', 'C', 'maths'), 'short\n');
       assert.equal(r.code, 2);
       assert.match(r.stderr, /at least 10 characters/);
       assert.doesNotMatch(r.stderr, /short\b(?! )/);
@@ -254,19 +158,7 @@ for (const dialect of DIALECTS) {
       const unknownCommand = await cli(url, ['frobnicate']);
       assert.equal(unknownCommand.code, 2);
       assert.match(unknownCommand.stderr, /unknown command "frobnicate"/);
-      const badRole = await cli(url, [
-        'account',
-        'create',
-        '--email',
-        'x@example.com',
-        '--name',
-        'X',
-        '--school',
-        'maths',
-        '--password-stdin',
-        '--role',
-        'god',
-      ]);
+      const badRole = await cli(url, createArgs('x@example.com', 'X', 'maths', '--role', 'god'));
       assert.equal(badRole.code, 2);
       assert.match(badRole.stderr, /--role must be one of owner, admin, not "god"/);
     });
@@ -315,50 +207,10 @@ for (const dialect of DIALECTS) {
 
     it('every argument error of every command exits 2 with one line saying what to type', async () => {
       const cases: Array<[string[], RegExp, string?]> = [
+        [createArgs('not-an-email', 'X', 'maths'), /is not an email address/, 'a long password here'],
+        [createArgs('x@example.com', ' ', 'maths'), /the name must not be empty/, 'a long password here'],
         [
-          [
-            'account',
-            'create',
-            '--email',
-            'not-an-email',
-            '--name',
-            'X',
-            '--school',
-            'maths',
-            '--password-stdin',
-          ],
-          /is not an email address/,
-          'a long password here',
-        ],
-        [
-          [
-            'account',
-            'create',
-            '--email',
-            'x@example.com',
-            '--name',
-            ' ',
-            '--school',
-            'maths',
-            '--password-stdin',
-          ],
-          /the name must not be empty/,
-          'a long password here',
-        ],
-        [
-          [
-            'account',
-            'create',
-            '--email',
-            'x@example.com',
-            '--name',
-            'X',
-            '--school',
-            'maths',
-            '--password-stdin',
-            '--role',
-            'god',
-          ],
+          createArgs('x@example.com', 'X', 'maths', '--role', 'god'),
           /--role must be one of owner, admin, not "god"/,
         ],
         [['account', 'disable', '--email', 'nope'], /is not an email address/],

@@ -40,8 +40,8 @@ async function passwordFromStdin(io: CliIo, command: string): Promise<string> {
   return password;
 }
 
-/** Input errors are usage errors (exit 2); conflicts with what exists are not (exit 1). */
-function accountFailure(error: unknown): unknown {
+/** Account and school rule errors for the CLI: bad input is a usage error (exit 2), a conflict with what exists is not (exit 1). */
+export function accountFailure(error: unknown): unknown {
   if (error instanceof AccountInputError) return new UsageError(error.message);
   if (error instanceof AccountRuleError) return new CommandError(error.message);
   return error;

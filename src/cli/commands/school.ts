@@ -1,10 +1,11 @@
-import { AccountInputError, AccountRuleError, createSchool } from '../../accounts/accounts.js';
+import { createSchool } from '../../accounts/accounts.js';
 import { listSchools } from '../../storage/accounts.repository.js';
-import { CommandError, defineCommand, isoTime, table, UsageError } from '../command.js';
+import { defineCommand, isoTime, table } from '../command.js';
+import { accountFailure } from './account.js';
 
 export const schoolCreate = defineCommand({
   name: 'school create',
-  summary: 'Create a school',
+  summary: 'Create a school (slug and display name)',
   options: {
     slug: {
       type: 'string',
@@ -18,9 +19,7 @@ export const schoolCreate = defineCommand({
       const school = await createSchool(ctx.db, { slug: args.slug!, name: args.name! }, ctx.now());
       io.stdout(`created school ${school.slug} (${school.id})\n`);
     } catch (error) {
-      if (error instanceof AccountInputError) throw new UsageError(error.message);
-      if (error instanceof AccountRuleError) throw new CommandError(error.message);
-      throw error;
+      throw accountFailure(error);
     }
   },
 });

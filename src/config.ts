@@ -25,6 +25,8 @@ export interface Config {
   readonly codeTtl: number;
   readonly accessTokenTtl: number;
   readonly idTokenTtl: number;
+  /** `max-age` of the JWKS; a rotated-in key signs only after it has passed (pre-publication). */
+  readonly jwksMaxAge: number;
   readonly refreshTokenTtl: number;
   readonly refreshGrace: number;
   readonly sessionTtl: number;
@@ -312,6 +314,7 @@ export function loadConfig(env: Env = process.env): Config {
     codeTtl: r.int('CODE_TTL', 60, 1, 600),
     accessTokenTtl: r.int('ACCESS_TOKEN_TTL', 3600, 1, 86400),
     idTokenTtl: r.int('ID_TOKEN_TTL', 3600, 1, 86400),
+    jwksMaxAge: r.int('JWKS_MAX_AGE', 60, 0, 86400),
     refreshTokenTtl: r.int('REFRESH_TOKEN_TTL', 2592000, 1),
     refreshGrace: r.int('REFRESH_GRACE', 30, 0, 300),
     sessionTtl: r.int('SESSION_TTL', 86400, 1),

@@ -43,12 +43,14 @@ export abstract class WireError extends Error {
     readonly description: string,
     /** Extra response headers, e.g. WWW-Authenticate or Retry-After. */
     readonly headers: Readonly<Record<string, string>> = {},
+    /** Extra members of the JSON body, after `error` and `error_description`. */
+    readonly fields: Readonly<Record<string, string>> = {},
   ) {
     super(description);
   }
 
-  toJSON(): { error: ErrorCode; error_description: string } {
-    return { error: this.code, error_description: this.description };
+  toJSON(): { error: ErrorCode; error_description: string } & Record<string, string> {
+    return { error: this.code, error_description: this.description, ...this.fields };
   }
 }
 
@@ -72,8 +74,9 @@ export class ApiError extends WireError {
     description: string,
     status: number,
     headers: Readonly<Record<string, string>> = {},
+    fields: Readonly<Record<string, string>> = {},
   ) {
-    super(status, description, headers);
+    super(status, description, headers, fields);
     this.name = 'ApiError';
   }
 }

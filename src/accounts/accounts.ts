@@ -15,7 +15,13 @@ import {
 import type { Account, Database, Role, School } from '../storage/schema.js';
 import { inTransaction } from '../storage/transaction.js';
 
+/** The operation conflicts with what exists (an email or school taken). */
 export class AccountRuleError extends Error {}
+/** A value that can never be accepted (a malformed email, a short password): the caller asks again. */
+export class AccountInputError extends AccountRuleError {}
+
+/** The role an account gets when it joins an existing school and none is named. */
+export const DEFAULT_JOIN_ROLE: Role = 'admin';
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{2,63}$/;
 export const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -23,7 +29,7 @@ export const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 export function normaliseEmail(email: string): string {
   const value = email.trim().toLowerCase();
   if (!EMAIL.test(value))
-    throw new AccountRuleError(`"${email}" is not an email address; send one like ada@example.com`);
+    throw new AccountInputError(`"${email}" is not an email address; send one like ada@example.com`);
   return value;
 }
 
@@ -33,16 +39,19 @@ export async function createSchool(
   now: number,
 ): Promise<School> {
   if (!SLUG.test(input.slug)) {
-    throw new AccountRuleError(
+    throw new AccountInputError(
       `school slug "${input.slug}" must be lower-case letters, digits and inner hyphens`,
     );
   }
+  const name = input.name.trim();
+  if (!name)
+    throw new AccountInputError(`school "${input.slug}" needs a display name, such as "Maths Academy"`);
   if (await findSchoolBySlug(db, input.slug))
     throw new AccountRuleError(`school "${input.slug}" already exists`);
   const school: School = {
     id: randomId('sch_'),
     slug: input.slug,
-    name: input.name.trim() || input.slug,
+    name,
     description: input.description ?? '',
     settings: JSON.stringify({ timezone: 'UTC', currency: 'EUR', language: 'en' }),
     appearance: JSON.stringify({ primary_color: '#1f6feb', theme: 'light' }),
@@ -57,25 +66,50 @@ export interface CreatedAccount {
   readonly account: Account;
   readonly school: School;
   readonly schoolCreated: boolean;
+  readonly role: Role;
+}
+
+export interface NewAccountInput {
+  readonly email: string;
+  readonly name: string;
+  readonly password: string;
+  /** The school's slug. */
+  readonly school: string;
+  /** The display name of the school, needed when it does not exist yet. */
+  readonly schoolName?: string;
+  /** The role in an existing school (default DEFAULT_JOIN_ROLE); a new school's first account is its owner. */
+  readonly role?: Role;
 }
 
 /** Creates an account in a school; creates the school, with the account as owner, when it does not exist. */
 export async function createAccount(
   db: Kysely<Database>,
-  input: { email: string; name: string; password: string; school: string; role?: Role },
+  input: NewAccountInput,
   now: number,
 ): Promise<CreatedAccount> {
   const email = normaliseEmail(input.email);
   const problem = passwordProblem(input.password);
-  if (problem) throw new AccountRuleError(problem);
-  if (!input.name.trim()) throw new AccountRuleError('the name must not be empty');
+  if (problem) throw new AccountInputError(problem);
+  if (!input.name.trim()) throw new AccountInputError('the name must not be empty');
   if (await findAccountByEmail(db, email))
     throw new AccountRuleError(`an account with email ${email} already exists`);
   const passwordHash = await hashPassword(input.password);
   return inTransaction(db, async (trx) => {
     let school = await findSchoolBySlug(trx, input.school);
     const schoolCreated = !school;
-    school ??= await createSchool(trx, { slug: input.school, name: input.school }, now);
+    if (!school) {
+      if (input.role !== undefined && input.role !== 'owner') {
+        throw new AccountInputError(
+          `school "${input.school}" does not exist yet and its first account is its owner, not ${input.role}`,
+        );
+      }
+      if (input.schoolName === undefined) {
+        throw new AccountInputError(
+          `school "${input.school}" does not exist yet; give its display name to create it, with this account as owner`,
+        );
+      }
+      school = await createSchool(trx, { slug: input.school, name: input.schoolName }, now);
+    }
     const account: Account = {
       id: randomId('acc_'),
       email,
@@ -87,8 +121,8 @@ export async function createAccount(
       updated_at: now,
     };
     await insertAccount(trx, account);
-    const role: Role = schoolCreated ? 'owner' : (input.role ?? 'admin');
+    const role: Role = schoolCreated ? 'owner' : (input.role ?? DEFAULT_JOIN_ROLE);
     await insertMembership(trx, { account_id: account.id, school_id: school.id, role, created_at: now });
-    return { account, school, schoolCreated };
+    return { account, school, schoolCreated, role };
   });
 }

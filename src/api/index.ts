@@ -34,7 +34,7 @@ function documentAccess(route: RouteOptions, access: Access): void {
   response[403] ??= errorResponse(
     access.anonymous
       ? `The token lacks "${access.scope}" (\`insufficient_scope\`, with WWW-Authenticate), or the person may not do this (\`forbidden\`)`
-      : `No token (\`forbidden\`, no challenge), a token without "${access.scope}" (\`insufficient_scope\`, with WWW-Authenticate), or the person may not do this (\`forbidden\`)`,
+      : `No token (\`forbidden\`, no challenge; \`Link: <…/.well-known/oauth-protected-resource>; rel="describedby"\` and \`resource_metadata\` say how to get one), a token without "${access.scope}" (\`insufficient_scope\`, with WWW-Authenticate), or the person may not do this (\`forbidden\`)`,
   );
   response[404] ??= errorResponse('No such school or item (`not_found`)');
 }

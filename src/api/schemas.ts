@@ -160,6 +160,12 @@ export const errorSchema = Type.Object(
   {
     error: Type.String({ description: 'Error code', examples: ['invalid_request'] }),
     error_description: Type.String({ description: 'What went wrong and what to send instead' }),
+    resource_metadata: Type.Optional(
+      Type.String({
+        format: 'uri',
+        description: 'On a 403 to a request without a token: the protected-resource metadata (RFC 9728)',
+      }),
+    ),
   },
   { description: 'Error' },
 );

@@ -7,30 +7,34 @@ import { countAuditEvent } from '../ops/metrics.js';
 import { prepared } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 
-export type AuditKind =
-  | 'signin.success'
-  | 'signin.failure'
-  | 'signout'
-  | 'consent.granted'
-  | 'consent.denied'
-  | 'grant.revoked'
-  | 'code.issued'
-  | 'token.issued'
-  | 'token.refreshed'
-  | 'token.revoked'
-  | 'code.replayed'
-  | 'refresh.reused'
-  | 'client.registered'
-  | 'client.created'
-  | 'client.disabled'
-  | 'client_metadata.fetched'
-  | 'client_metadata.refused'
-  | 'client_metadata.rule_set'
-  | 'client_metadata.rule_cleared'
-  | 'key.rotated'
-  | 'account.created'
-  | 'account.disabled'
-  | 'account.password_reset';
+/** Every kind of audit event, in the order `schoolauth audit list --help` names them. */
+export const AUDIT_KINDS = [
+  'signin.success',
+  'signin.failure',
+  'signout',
+  'consent.granted',
+  'consent.denied',
+  'grant.revoked',
+  'code.issued',
+  'token.issued',
+  'token.refreshed',
+  'token.revoked',
+  'code.replayed',
+  'refresh.reused',
+  'client.registered',
+  'client.created',
+  'client.disabled',
+  'client_metadata.fetched',
+  'client_metadata.refused',
+  'client_metadata.rule_set',
+  'client_metadata.rule_cleared',
+  'key.rotated',
+  'account.created',
+  'account.disabled',
+  'account.password_reset',
+] as const;
+
+export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 export interface AuditInput {
   readonly kind: AuditKind;

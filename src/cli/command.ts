@@ -8,25 +8,43 @@ export interface CliIo {
   readonly readStdin: () => Promise<string>;
 }
 
-export type OptionSpec = Record<
-  string,
-  { type: 'string' | 'boolean'; required?: boolean; multiple?: boolean; description: string }
->;
+export interface OptionDefinition {
+  readonly type: 'string' | 'boolean';
+  readonly required?: boolean;
+  readonly multiple?: boolean;
+  readonly description: string;
+  /** The accepted values: checked before the command runs, offered by shell completion. */
+  readonly choices?: readonly string[];
+}
 
-type OptionValue<S extends OptionSpec[string]> = S['type'] extends 'boolean'
+export type OptionSpec = Record<string, OptionDefinition>;
+
+type OptionValue<S extends OptionDefinition> = S['type'] extends 'boolean'
   ? boolean
   : S['multiple'] extends true
     ? string[] | undefined
     : string | undefined;
+
+/** A positional argument, e.g. the shell of `completion bash`. */
+export interface ArgumentSpec {
+  readonly name: string;
+  readonly choices: readonly string[];
+}
 
 export interface Command<O extends OptionSpec = OptionSpec> {
   /** "noun verb", e.g. "account create". */
   readonly name: string;
   readonly summary: string;
   readonly options: O;
-  /** Commands that must not open the database through bootstrap (migrate opens it itself). */
+  readonly argument?: ArgumentSpec;
+  /** Runs without configuration or database (its `ctx` is not given). */
   readonly bare?: boolean;
-  run(ctx: AppContext, args: { [K in keyof O]: OptionValue<O[K]> }, io: CliIo): Promise<void>;
+  run(
+    ctx: AppContext,
+    args: { [K in keyof O]: OptionValue<O[K]> },
+    io: CliIo,
+    argument: string | undefined,
+  ): Promise<void>;
 }
 
 /** A wrong or missing argument: exit code 2 and one line saying what to type. */
@@ -38,38 +56,74 @@ export function defineCommand<O extends OptionSpec>(command: Command<O>): Comman
   return command;
 }
 
+const placeholder = (name: string) => name.toUpperCase().replaceAll('-', '_');
+
+function flag(name: string, spec: OptionDefinition): string {
+  return spec.type === 'boolean' ? `--${name}` : `--${name} ${placeholder(name)}`;
+}
+
 export function usageLine(command: Command): string {
-  const parts = Object.entries(command.options).map(([name, spec]) => {
-    const flag =
-      spec.type === 'boolean' ? `--${name}` : `--${name} ${name.toUpperCase().replaceAll('-', '_')}`;
-    return spec.required ? flag : `[${flag}]`;
-  });
+  const parts = Object.entries(command.options).map(([name, spec]) =>
+    spec.required ? flag(name, spec) : `[${flag(name, spec)}]`,
+  );
+  if (command.argument) parts.unshift(command.argument.choices.join('|'));
   return `schoolauth ${command.name}${parts.length ? ` ${parts.join(' ')}` : ''}`;
 }
 
-export function parseOptions(
-  command: Command,
-  argv: string[],
-): Record<string, string | string[] | boolean | undefined> {
-  let values: Record<string, string | string[] | boolean | undefined>;
+/** `schoolauth <command> --help`: usage, what it does, and every option with its values. */
+export function commandHelp(command: Command): string {
+  const rows = Object.entries(command.options).map(([name, spec]) => {
+    const values = spec.choices ? ` (one of: ${spec.choices.join(', ')})` : '';
+    return [flag(name, spec), `${spec.description}${values}${spec.required ? '; required' : ''}`] as const;
+  });
+  const width = Math.max(0, ...rows.map(([f]) => f.length));
+  const options = rows.length
+    ? `\noptions:\n${rows.map(([f, text]) => `  ${f.padEnd(width)}  ${text}`).join('\n')}\n`
+    : '';
+  return `usage: ${usageLine(command)}\n\n${command.summary}\n${options}`;
+}
+
+function oneOf(what: string, value: string, choices: readonly string[], command: Command): void {
+  if (!choices.includes(value)) {
+    throw new UsageError(
+      `${what} must be one of ${choices.join(', ')}, not "${value}"; usage: ${usageLine(command)}`,
+    );
+  }
+}
+
+export interface ParsedArguments {
+  readonly values: Record<string, string | string[] | boolean | undefined>;
+  readonly argument: string | undefined;
+}
+
+export function parseOptions(command: Command, argv: string[]): ParsedArguments {
+  let parsed: { values: ParsedArguments['values']; positionals: string[] };
   try {
-    ({ values } = parseArgs({
+    parsed = parseArgs({
       args: argv,
       options: Object.fromEntries(
         Object.entries(command.options).map(([n, s]) => [n, { type: s.type, multiple: s.multiple ?? false }]),
       ),
       strict: true,
-      allowPositionals: false,
-    }) as { values: typeof values });
+      allowPositionals: command.argument !== undefined,
+    }) as typeof parsed;
   } catch (error) {
     throw new UsageError(`${(error as Error).message.split('\n')[0]}; usage: ${usageLine(command)}`);
   }
+  const { values, positionals } = parsed;
   for (const [name, spec] of Object.entries(command.options)) {
-    if (spec.required && (values[name] === undefined || values[name] === '')) {
+    const value = values[name];
+    if (spec.required && (value === undefined || value === '')) {
       throw new UsageError(`missing --${name}; usage: ${usageLine(command)}`);
     }
+    if (spec.choices && typeof value === 'string') oneOf(`--${name}`, value, spec.choices, command);
   }
-  return values;
+  if (!command.argument) return { values, argument: undefined };
+  if (positionals.length !== 1) {
+    throw new UsageError(`expected one ${command.argument.name}; usage: ${usageLine(command)}`);
+  }
+  oneOf(`the ${command.argument.name}`, positionals[0]!, command.argument.choices, command);
+  return { values, argument: positionals[0] };
 }
 
 /** Reads a secret from stdin; strips exactly one trailing newline (SPEC §10). */

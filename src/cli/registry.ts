@@ -3,6 +3,7 @@ import { accountCreate, accountDisable, accountList, accountResetPassword } from
 import { auditList } from './commands/audit.js';
 import { clientCreate, clientDisable, clientList } from './commands/client.js';
 import { clientBlock, clientClearRule, clientRules, clientTrust } from './commands/client-metadata-rules.js';
+import { completionCommand } from './commands/completion.js';
 import { demo } from './commands/demo.js';
 import { keysList, keysRotate } from './commands/keys.js';
 import { migrate } from './commands/migrate.js';
@@ -30,4 +31,5 @@ export const COMMANDS: readonly Command[] = [
   auditList,
   migrate,
   demo,
+  completionCommand(() => COMMANDS),
 ] as unknown as Command[];

@@ -7,12 +7,27 @@ import { bootstrap } from '../bootstrap.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { AppContext } from '../context.js';
 import { newDatabaseWarning } from '../ops/start-up-warnings.js';
-import { type CliIo, type Command, parseOptions, UsageError, usageLine } from './command.js';
+import { type CliIo, type Command, commandHelp, parseOptions, UsageError } from './command.js';
 import { COMMANDS } from './registry.js';
 
+const HELP_FLAGS = ['--help', '-h'];
+
+const nounOf = (command: Command) => command.name.split(' ')[0]!;
+
+function listing(commands: readonly Command[]): string {
+  const width = Math.max(...commands.map((c) => c.name.length));
+  return commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n');
+}
+
 function help(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
-  return `usage: schoolauth <command> [options]\n\n${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}\n\nConfiguration comes from the environment (DATABASE_URL, …); see the README.\n`;
+  return `usage: schoolauth <command> [options]\n\n${listing(COMMANDS)}\n\nschoolauth <command> --help shows a command's options. Configuration comes from the environment (DATABASE_URL, …); see the README.\n`;
+}
+
+/** The commands of a noun with verbs (`account`, `keys`, …), or none. */
+const subcommands = (noun: string): Command[] => COMMANDS.filter((c) => c.name.startsWith(`${noun} `));
+
+function nounHelp(noun: string, commands: readonly Command[]): string {
+  return `usage: schoolauth ${noun} <${commands.map((c) => c.name.split(' ')[1]).join('|')}> [options]\n\n${listing(commands)}\n\nschoolauth ${noun} <command> --help shows a command's options.\n`;
 }
 
 function findCommand(argv: readonly string[]): { command: Command; rest: string[] } {
@@ -21,12 +36,32 @@ function findCommand(argv: readonly string[]): { command: Command; rest: string[
     const command = COMMANDS.find((c) => c.name === name);
     if (command) return { command, rest: argv.slice(words) };
   }
-  const nouns = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]))].join(', ');
+  if (argv.length === 0) {
+    const nouns = [...new Set(COMMANDS.map(nounOf))].join(', ');
+    throw new UsageError(`missing command; try one of: ${nouns} (schoolauth --help lists them all)`);
+  }
+  const commands = subcommands(argv[0]!);
+  if (commands.length > 0) {
+    const verbs = commands.map((c) => c.name.split(' ')[1]).join(', ');
+    const what = argv.length === 1 ? 'needs a command' : `has no command "${argv[1]}"`;
+    throw new UsageError(`${argv[0]} ${what}; use one of: ${verbs}\n\n${listing(commands)}`);
+  }
   throw new UsageError(
-    argv.length === 0
-      ? `missing command; try one of: ${nouns} (schoolauth --help lists them all)`
-      : `unknown command "${argv.slice(0, 2).join(' ')}"; schoolauth --help lists the commands`,
+    `unknown command "${argv.slice(0, 2).join(' ')}"; schoolauth --help lists the commands`,
   );
+}
+
+/** Help asked for, as `--help`, `help [noun [verb]]` or `<noun> --help`: the text, else undefined. */
+function helpFor(argv: readonly string[]): string | undefined {
+  const words = argv[0] === 'help' ? argv.slice(1) : argv;
+  const asked = argv[0] === 'help' || words.some((w) => HELP_FLAGS.includes(w));
+  if (!asked) return undefined;
+  const named = words.filter((w) => !w.startsWith('-'));
+  if (named.length === 0) return help();
+  const command = COMMANDS.find((c) => c.name === named.slice(0, 2).join(' ') || c.name === named[0]);
+  if (command) return commandHelp(command);
+  const commands = subcommands(named[0]!);
+  return commands.length > 0 ? nounHelp(named[0]!, commands) : undefined;
 }
 
 export async function runCli(
@@ -35,31 +70,25 @@ export async function runCli(
   env: Readonly<Record<string, string | undefined>> = process.env,
   now?: () => number,
 ): Promise<number> {
-  if (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-    io.stdout(help());
-    return 0;
-  }
   let ctx: AppContext | undefined;
   try {
-    const { command, rest } = findCommand(argv);
-    if (rest.includes('--help')) {
-      io.stdout(`${usageLine(command)}\n  ${command.summary}\n`);
+    const text = helpFor(argv);
+    if (text !== undefined) {
+      io.stdout(text);
       return 0;
     }
-    const args = parseOptions(command, rest);
-    const config = loadConfig(env);
-    const started = await bootstrap(config, now);
-    ctx = started;
-    const created = newDatabaseWarning(started);
-    if (created) io.stderr(`schoolauth: ${created.message}\n`);
-    await command.run(ctx, args as never, io);
+    const { command, rest } = findCommand(argv);
+    const { values, argument } = parseOptions(command, rest);
+    if (!command.bare) {
+      const started = await bootstrap(loadConfig(env), now);
+      ctx = started;
+      const created = newDatabaseWarning(started);
+      if (created) io.stderr(`schoolauth: ${created.message}\n`);
+    }
+    await command.run(ctx as AppContext, values as never, io, argument);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr(`schoolauth: ${error.message}\n`);
-      return 2;
-    }
-    if (error instanceof ConfigError) {
+    if (error instanceof UsageError || error instanceof ConfigError) {
       io.stderr(`schoolauth: ${error.message}\n`);
       return 2;
     }

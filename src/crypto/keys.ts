@@ -1,30 +1,71 @@
 /**
  * RS256 signing keys, kept in the database so every instance signs with the same key and
- * publishes the same JWKS. The newest unretired key signs; retired keys stay published until
- * everything they signed has expired.
+ * publishes the same JWKS. A key's state follows from the times stored with it, so every instance
+ * switches at the same moment without being told:
+ *
+ *   next      published, not signing yet: verifiers' cached copies of the JWKS catch up first
+ *   current   signs ID tokens (and is published)
+ *   previous  published until every ID token it signed has expired
+ *   retired   neither
  */
 import { createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Kysely } from 'kysely';
 import { withExclusiveLock } from '../ops/instance-lock.js';
 import type { Database, SigningKeyRow } from '../storage/schema.js';
-import { insertKey, listPublishedKeys, retireOtherKeys } from '../storage/signing-keys.repository.js';
+import {
+  findPendingKey,
+  insertKey,
+  listPublishedKeys,
+  retireCurrentKeys,
+} from '../storage/signing-keys.repository.js';
 import { inTransaction } from '../storage/transaction.js';
 import { openPrivateKey, sealPrivateKey } from './key-encryption.js';
 import { randomId } from './tokens.js';
 
 export const SIGNING_ALG = 'RS256' as const;
 
+export type KeyState = 'next' | 'current' | 'previous' | 'retired';
+
+type KeyTimes = Pick<SigningKeyRow, 'activates_at' | 'retired_at' | 'retire_until'>;
+
+/** A key's state at `now`, and when it changes next (null: never). */
+export function keyState(key: KeyTimes, now: number): { state: KeyState; until: number | null } {
+  if (now < key.activates_at) return { state: 'next', until: key.activates_at };
+  if (key.retired_at === null || now < key.retired_at) return { state: 'current', until: key.retired_at };
+  if (key.retire_until !== null && now < key.retire_until)
+    return { state: 'previous', until: key.retire_until };
+  return { state: 'retired', until: null };
+}
+
+/**
+ * Seconds between an instance's reloads of the keys (src/ops/key-sync.ts): the longest an
+ * instance may go without publishing a key another process added (a missed NOTIFY, or SQLite).
+ */
+export const KEY_RELOAD_INTERVAL = 5;
+
+/** Seconds more for a reload's own query and for instances' clocks that disagree a little. */
+export const KEY_RELOAD_SLACK = 5;
+
+/**
+ * Seconds a retired key stays published beyond the ID-token lifetime: covers instances whose
+ * clocks run behind and an instance whose reload failed for a while, which may still sign with it.
+ */
+export const KEY_PROPAGATION_MARGIN = 120;
+
+/**
+ * Seconds from a rotation until the new key signs (pre-publication): every instance publishes it
+ * within KEY_RELOAD_INTERVAL + KEY_RELOAD_SLACK, and a verifier's cached JWKS is at most
+ * `jwksMaxAge` old after that. A verifier that meets the new `kid` has the key in its cached
+ * copy, or fetches a JWKS that has it.
+ */
+export function prepublicationDelay(jwksMaxAge: number): number {
+  return jwksMaxAge + KEY_RELOAD_INTERVAL + KEY_RELOAD_SLACK;
+}
+
 export interface SigningKey {
   readonly kid: string;
   readonly key: KeyObject;
-}
-
-interface Snapshot {
-  readonly signing: SigningKey;
-  /** The JWKS document as UTF-8 bytes, serialised once per key change. */
-  readonly jwksBody: Buffer;
-  readonly kids: readonly string[];
 }
 
 export interface KeyStoreOptions {
@@ -33,7 +74,19 @@ export interface KeyStoreOptions {
   readonly now: () => number;
 }
 
-async function newKeyRow(options: KeyStoreOptions): Promise<SigningKeyRow> {
+export interface RotationOptions extends KeyStoreOptions {
+  /** The `max-age` JWKS is served with (JWKS_MAX_AGE). */
+  readonly jwksMaxAge: number;
+}
+
+interface KeyMaterial {
+  readonly kid: string;
+  readonly public_jwk: string;
+  readonly private_jwk: string;
+}
+
+/** A fresh RSA key pair (slow: up to seconds on a busy machine), the private half sealed. */
+async function newKeyMaterial(options: KeyStoreOptions): Promise<KeyMaterial> {
   const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALG, {
     modulusLength: 2048,
     extractable: true,
@@ -43,40 +96,83 @@ async function newKeyRow(options: KeyStoreOptions): Promise<SigningKeyRow> {
   const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG };
   return {
     kid,
-    alg: SIGNING_ALG,
     public_jwk: JSON.stringify(publicJwk),
     private_jwk: sealPrivateKey(JSON.stringify(privateJwk), options.keyEncryptionSecret),
-    created_at: options.now(),
+  };
+}
+
+function keyRow(material: KeyMaterial, createdAt: number, activatesAt: number): SigningKeyRow {
+  return {
+    ...material,
+    alg: SIGNING_ALG,
+    created_at: createdAt,
+    activates_at: activatesAt,
     retired_at: null,
     retire_until: null,
   };
 }
 
-/**
- * Seconds a retired key stays published beyond the ID-token lifetime: running instances may sign
- * with it until they notice the rotation (at once by NOTIFY, at worst at their next periodic
- * reload), and what they sign then must still verify until it expires.
- */
-export const KEY_PROPAGATION_MARGIN = 120;
+/** `keys rotate` while an earlier rotation's key has not started signing yet. */
+export class RotationPending extends Error {
+  constructor(readonly pending: SigningKeyRow) {
+    super(`signing key ${pending.kid} is already waiting to sign`);
+    this.name = 'RotationPending';
+  }
+}
 
-/** Creates a new signing key and retires the others (published until their ID tokens expire). */
-export async function rotateKeys(db: Kysely<Database>, options: KeyStoreOptions): Promise<SigningKeyRow> {
-  const row = await newKeyRow(options);
-  await inTransaction(db, async (trx) => {
-    await insertKey(trx, row);
-    await retireOtherKeys(
-      trx,
-      row.kid,
-      options.now(),
-      options.now() + options.idTokenTtl + KEY_PROPAGATION_MARGIN,
-    );
+export interface Rotation {
+  /** The new key: published now, signing from `activates_at`. */
+  readonly key: SigningKeyRow;
+  /** Until when the keys it replaces stay published. */
+  readonly previousUntil: number;
+}
+
+/**
+ * Adds a `next` key that signs after the pre-publication delay; the current key signs until then
+ * and stays published until its last ID tokens have expired. Refuses while a rotation is pending.
+ */
+export async function rotateKeys(db: Kysely<Database>, options: RotationOptions): Promise<Rotation> {
+  // Key generation is slow: before the clock is read (the delay counts from publication) and
+  // outside the transaction.
+  const material = await newKeyMaterial(options);
+  const now = options.now();
+  const activatesAt = now + prepublicationDelay(options.jwksMaxAge);
+  const previousUntil = activatesAt + options.idTokenTtl + KEY_PROPAGATION_MARGIN;
+  const key = keyRow(material, now, activatesAt);
+  return inTransaction(db, async (trx) => {
+    // The conditional update runs first: it takes the write lock (SQLite) or the current key's row
+    // lock (PostgreSQL), so of two rotations at once the second finds nothing current to retire.
+    const retired = await retireCurrentKeys(trx, now, activatesAt, previousUntil);
+    if (retired === 0) {
+      const pending = await findPendingKey(trx, now);
+      if (pending) throw new RotationPending(pending);
+    }
+    await insertKey(trx, key);
+    return { key, previousUntil };
   });
-  return row;
+}
+
+interface LoadedKey {
+  readonly kid: string;
+  readonly activatesAt: number;
+  readonly retireUntil: number | null;
+  readonly jwk: JWK;
+  /** Set for keys that sign now or later (next, current). */
+  readonly signing: SigningKey | undefined;
+}
+
+interface Snapshot {
+  /** Published keys, the latest to start signing first. */
+  readonly keys: readonly LoadedKey[];
+  /** The JWKS document as UTF-8 bytes, and the first moment it must be built again. */
+  jwks: { readonly body: Buffer; readonly kids: readonly string[]; readonly validUntil: number };
 }
 
 export class KeyStore {
   private snapshot: Snapshot | undefined;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Private keys already opened, by kid: a reload does not decrypt and parse them again. */
+  private readonly opened = new Map<string, SigningKey>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -99,21 +195,40 @@ export class KeyStore {
   }
 
   private async load(): Promise<Snapshot> {
-    let rows = await listPublishedKeys(this.db, this.options.now());
+    const now = this.options.now();
+    let rows = await listPublishedKeys(this.db, now);
     if (!rows.some((r) => r.retired_at === null)) {
       await this.createFirstKey();
-      rows = await listPublishedKeys(this.db, this.options.now());
+      rows = await listPublishedKeys(this.db, now);
     }
-    const active = rows.find((r) => r.retired_at === null)!;
-    const key = createPrivateKey({
-      key: JSON.parse(openPrivateKey(active.private_jwk, this.options.keyEncryptionSecret)) as JsonWebKey,
-      format: 'jwk',
-    });
-    const keys = rows.map((r) => JSON.parse(r.public_jwk) as JWK);
+    // Two instances starting at once may both create a key: the newest signs, both are published.
+    const keys = rows
+      .map((row) => this.loadKey(row, now))
+      .sort((a, b) => b.activatesAt - a.activatesAt || (a.kid < b.kid ? 1 : -1));
+    const signers = new Set(keys.filter((k) => k.signing).map((k) => k.kid));
+    for (const kid of this.opened.keys()) if (!signers.has(kid)) this.opened.delete(kid);
+    return { keys, jwks: buildJwks(keys, now) };
+  }
+
+  private loadKey(row: SigningKeyRow, now: number): LoadedKey {
+    const state = keyState(row, now).state;
+    let signing: SigningKey | undefined;
+    if (state === 'next' || state === 'current') {
+      signing = this.opened.get(row.kid);
+      if (!signing) {
+        const jwk = JSON.parse(
+          openPrivateKey(row.private_jwk, this.options.keyEncryptionSecret),
+        ) as JsonWebKey;
+        signing = { kid: row.kid, key: createPrivateKey({ key: jwk, format: 'jwk' }) };
+        this.opened.set(row.kid, signing);
+      }
+    }
     return {
-      signing: { kid: active.kid, key },
-      jwksBody: Buffer.from(JSON.stringify({ keys })),
-      kids: rows.map((r) => r.kid),
+      kid: row.kid,
+      activatesAt: row.activates_at,
+      retireUntil: row.retire_until,
+      jwk: JSON.parse(row.public_jwk) as JWK,
+      signing,
     };
   }
 
@@ -124,7 +239,11 @@ export class KeyStore {
   private async createFirstKey(): Promise<void> {
     await withExclusiveLock(this.db, 'first-signing-key', async (db) => {
       const rows = await listPublishedKeys(db, this.options.now());
-      if (!rows.some((r) => r.retired_at === null)) await insertKey(db, await newKeyRow(this.options));
+      if (rows.some((r) => r.retired_at === null)) return;
+      // The first key signs at once: no verifier can have cached a JWKS without it.
+      const material = await newKeyMaterial(this.options);
+      const at = this.options.now();
+      await insertKey(db, keyRow(material, at, at));
     });
   }
 
@@ -133,15 +252,37 @@ export class KeyStore {
     return this.snapshot;
   }
 
+  /** The key that signs now: the latest whose activation time has come (decided by the clock, not a reload). */
   signingKey(): SigningKey {
-    return this.current().signing;
+    const now = this.options.now();
+    const keys = this.current().keys;
+    const active = keys.find((k) => k.signing && k.activatesAt <= now) ?? keys.findLast((k) => k.signing);
+    return active!.signing!;
   }
 
   jwksBody(): Buffer {
-    return this.current().jwksBody;
+    return this.publication().body;
   }
 
   publishedKids(): readonly string[] {
-    return this.current().kids;
+    return this.publication().kids;
   }
+
+  /** The JWKS of this moment: a previous key leaves it when its time is up, without a reload. */
+  private publication(): Snapshot['jwks'] {
+    const snapshot = this.current();
+    const now = this.options.now();
+    if (now >= snapshot.jwks.validUntil) snapshot.jwks = buildJwks(snapshot.keys, now);
+    return snapshot.jwks;
+  }
+}
+
+function buildJwks(keys: readonly LoadedKey[], now: number): Snapshot['jwks'] {
+  const published = keys.filter((k) => k.retireUntil === null || k.retireUntil > now);
+  const ends = published.map((k) => k.retireUntil).filter((t): t is number => t !== null);
+  return {
+    body: Buffer.from(JSON.stringify({ keys: published.map((k) => k.jwk) })),
+    kids: published.map((k) => k.kid),
+    validUntil: ends.length > 0 ? Math.min(...ends) : Number.POSITIVE_INFINITY,
+  };
 }

@@ -31,12 +31,18 @@ export function seedDemoIfEmpty(db: Kysely<Database>, now: number): Promise<Demo
     const password = randomBytes(12).toString('base64url');
     const { account, school } = await createAccount(
       conn,
-      { email: DEMO_OWNER_EMAIL, name: 'Demo Owner', password, school: DEMO_SCHOOL },
+      {
+        email: DEMO_OWNER_EMAIL,
+        name: 'Demo Owner',
+        password,
+        school: DEMO_SCHOOL,
+        schoolName: 'Demo School',
+      },
       now,
     );
     await conn
       .updateTable('schools')
-      .set({ name: 'Demo School', description: 'A school seeded on first start to try schoolauth.' })
+      .set({ description: 'A school seeded on first start to try schoolauth.' })
       .where('id', '=', school.id)
       .execute();
     await seedDemoContent(conn, school.id, now);

@@ -1,26 +1,106 @@
 /**
- * GET /auth.md: the seed §5 walkthrough — discover, register, PKCE, authorize, exchange, call,
- * refresh, revoke — as commands with the real issuer filled in. test/http/auth-md.test.ts runs
- * the `sh` blocks in order against a listening server, so this text cannot drift from the code.
- * Placeholders in <ANGLE_BRACKETS> are the values a person copies from the previous answer.
+ * GET /auth.md: the seed §5 walkthrough — discover, register, PKCE, authorize (with a loopback
+ * receiver to paste), exchange, call, introspect, refresh, revoke, and confidential clients — as
+ * commands with the real issuer filled in. test/http/auth-md.test.ts runs the `sh` blocks in
+ * order against a listening server, the receiver included, so this text cannot drift from the
+ * code. Placeholders in <ANGLE_BRACKETS> are the values a person copies from the previous answer.
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { PATHS } from '../oauth/discovery.js';
+import { authorizationServerMetadata, PATHS } from '../oauth/discovery.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
 const SCOPE = 'openid profile account:read courses:read';
+
+/**
+ * A loopback redirect receiver (RFC 8252 §7.3) in a few lines of Node: it listens at the redirect
+ * URI, then shows the authorization URL (on stderr: stdout is the code), checks `state` and `iss`
+ * (RFC 9207), prints the code, tells the browser it is done, and exits. No single quotes inside:
+ * it is pasted between single quotes.
+ */
+const RECEIVER = `const [redirect, state, issuer, open] = process.argv.slice(1);
+const at = new URL(redirect);
+const server = require("node:http").createServer((req, res) => {
+  const url = new URL(req.url, at), q = url.searchParams;
+  if (url.pathname !== at.pathname) return res.writeHead(404).end();
+  const ok = q.has("code") && q.get("state") === state && q.get("iss") === issuer;
+  res.writeHead(ok ? 200 : 400, { "content-type": "text/plain", connection: "close" });
+  res.end(ok ? "Signed in: you can close this window." : "Not signed in: " + (q.get("error_description") || "state or iss did not match"));
+  if (ok) console.log(q.get("code")); else console.error(q.get("error") || "state or iss did not match");
+  process.exitCode = ok ? 0 : 1;
+  server.close();
+}).listen(at.port, at.hostname, () => console.error("Open this URL in a browser: " + open));`;
+
+/** Client authentication methods (RFC 6749 §2.3), as the metadata advertises them. */
+function clientAuthentication(issuer: string): string {
+  const methods = authorizationServerMetadata(issuer).token_endpoint_auth_methods_supported;
+  const basic = methods.includes('client_secret_basic');
+  return `## Confidential clients
+
+A client that can keep a secret registers with \`"token_endpoint_auth_method": "client_secret_post"\`${basic ? ' or `"client_secret_basic"`' : ''};
+the answer then also carries \`client_secret\`, shown only this once. Public clients (\`none\`,
+above) need no secret: PKCE protects their codes.
+
+\`\`\`sh confidential
+curl -s -w '\\n' -X POST "$BASE_URL${PATHS.registration}" \\
+  -H 'Content-Type: application/json' \\
+  -d '{"client_name":"My confidential tool","application_type":"native","redirect_uris":["${REDIRECT_URI}"],"token_endpoint_auth_method":"client_secret_post"}'
+\`\`\`
+
+\`\`\`sh confidential
+CLIENT_ID='<CLIENT_ID>'
+CLIENT_SECRET='<CLIENT_SECRET>'
+\`\`\`
+
+It authorizes exactly as in steps 3 and 4, and then authenticates on every request to the token,
+introspection and revocation endpoints in one of the two ways of RFC 6749 §2.3.1 — send the
+secret with HTTP Basic or in the body, not both:
+
+- \`client_secret_post\`: \`client_id\` and \`client_secret\` as form fields of the body.
+
+  \`\`\`sh confidential
+  curl -s -w '\\n' -X POST "$BASE_URL${PATHS.token}" \\
+    --data-urlencode grant_type=authorization_code \\
+    --data-urlencode "code=$CODE" \\
+    --data-urlencode "redirect_uri=$REDIRECT_URI" \\
+    --data-urlencode "code_verifier=$VERIFIER" \\
+    --data-urlencode "client_id=$CLIENT_ID" \\
+    --data-urlencode "client_secret=$CLIENT_SECRET"
+  \`\`\`
+
+  \`\`\`sh confidential
+  REFRESH_TOKEN='<REFRESH_TOKEN>'
+  \`\`\`
+
+- \`client_secret_basic\`: \`Authorization: Basic\` with the form-urlencoded \`client_id\` and
+  \`client_secret\` joined by \`:\` (this server's ids and secrets need no encoding, so curl's
+  \`-u\` does it), and no \`client_secret\` in the body.
+
+  \`\`\`sh confidential-basic
+  curl -s -w '\\n' -X POST "$BASE_URL${PATHS.token}" -u "$CLIENT_ID:$CLIENT_SECRET" \\
+    --data-urlencode grant_type=refresh_token \\
+    --data-urlencode "refresh_token=$REFRESH_TOKEN"
+  \`\`\`
+
+This server accepts ${methods.map((m) => `\`${m}\``).join(', ')} (\`token_endpoint_auth_methods_supported\`
+in the metadata, the same for introspection and revocation)${basic ? '' : '; `client_secret_basic` is not among them yet, so send the secret in the body'}.
+A wrong, missing or unneeded secret is answered with 401 \`invalid_client\`.
+`;
+}
 
 export function authMarkdown(issuer: string): string {
   return `# Connecting to ${issuer}
 
 This server is an OAuth 2.0 / OpenID Connect authorization server and, on the same origin, the
 protected school API (\`${issuer}/api/v1/…\`). A command-line tool, desktop app or local agent
-gets a token in seven steps: discover, register, make a PKCE pair, send the person to authorize,
-exchange the code, call the API, and later refresh and revoke. Every command below can be pasted
-into a POSIX shell with \`curl\` and \`openssl\` (\`-w '\\n'\` only ends each answer with a newline). Where a command shows \`<SOMETHING>\`, paste
-the value of that name from the previous answer.
+gets a token in these steps: discover, register, make a PKCE pair, send the person to authorize
+(a few lines of Node receive the answer), exchange the code, call the API, and later
+introspect, refresh and revoke. Every command below can be pasted into a POSIX shell with
+\`curl\`, \`openssl\` and \`node\` (\`-w '\\n'\` only ends each answer with a newline). Where a
+command shows \`<SOMETHING>\`, paste the value of that name from the previous answer.
 
+You need an account on this server to sign in with in step 4: a local server started with
+\`npm start\` printed the demo owner's email and one-time password; otherwise ask its operator.
 The machine-readable API description is at ${issuer}${PATHS.openapi}.
 
 ## 1. Discover
@@ -33,9 +113,11 @@ curl -s -w '\\n' "$BASE_URL${PATHS.authorizationServerMetadata}"
 
 The protected-resource metadata (RFC 9728) names the authorization server; its metadata
 (RFC 8414) is the source of truth for every endpoint and the 38 scopes (\`scopes_supported\`).
-A request to the API without a token is served as anonymous (public data only); a bad token or
-a missing scope is answered with \`WWW-Authenticate: Bearer …, resource_metadata="…"\`, which
-points back at this step.
+A request to the API without a token is served as anonymous (public data only); where there is
+nothing public it answers 403 without a challenge, but with
+\`Link: <…${PATHS.protectedResourceMetadata}>; rel="describedby"\` and \`resource_metadata\` in the
+body. A bad token or a missing scope is answered with
+\`WWW-Authenticate: Bearer …, resource_metadata="…"\`. Both point back at this step.
 
 ## 2. Register your client — or publish a metadata document
 
@@ -65,18 +147,8 @@ The redirect URI may leave out the port (any port is accepted at step 4, RFC 825
 path: \`http://127.0.0.1:8765\` and \`http://127.0.0.1\` stand for the same URI with \`/\`
 (RFC 3986 §6.2.3).
 
-\`token_endpoint_auth_method\` \`none\` (the default) registers a public client, which sends only
-its \`client_id\`. \`client_secret_basic\` or \`client_secret_post\` registers a confidential client
-instead: the answer carries its \`client_secret\` (shown once), and every token, revocation and
-introspection request authenticates it in one of two ways, whichever it registered:
-
-- HTTP Basic (\`client_secret_basic\`, RFC 6749 §2.3.1): \`client_id\` and \`client_secret\`, each
-  form-urlencoded, joined by \`:\` and base64-encoded — with curl,
-  \`-u "$CLIENT_ID:$CLIENT_SECRET"\` instead of \`--data-urlencode "client_id=$CLIENT_ID"\` (the values
-  issued here contain nothing that form-urlencoding changes);
-- the form body (\`client_secret_post\`): \`client_secret\` beside \`client_id\`.
-
-Never both in one request (400 \`invalid_request\`).
+This is a public client (\`none\`): it has no secret. A client that can keep one registers as a
+confidential client instead (see "Confidential clients" below).
 
 ### Or: a Client ID Metadata Document
 
@@ -114,25 +186,31 @@ STATE=$(openssl rand -hex 16)
 
 Only \`S256\` is accepted (RFC 7636).
 
-## 4. Send the person to authorize
+## 4. Send the person to authorize, and receive the code
+
+This starts a receiver at \`$REDIRECT_URI\`, prints the authorization URL and waits for the
+browser to come back. The Node lines are the whole receiver: they check that \`state\` is yours
+and that \`iss\` is \`${issuer}\` (RFC 9207), and print the code.
 
 \`\`\`sh
-echo "$BASE_URL${PATHS.authorization}?response_type=code&client_id=$CLIENT_ID&redirect_uri=$REDIRECT_URI&scope=${SCOPE.replaceAll(' ', '%20')}&code_challenge=$CHALLENGE&code_challenge_method=S256&state=$STATE"
+AUTHORIZE_URL="$BASE_URL${PATHS.authorization}?response_type=code&client_id=$CLIENT_ID&redirect_uri=$REDIRECT_URI&scope=${SCOPE.replaceAll(' ', '%20')}&code_challenge=$CHALLENGE&code_challenge_method=S256&state=$STATE"
+CODE=$(node -e '
+${RECEIVER}
+' "$REDIRECT_URI" "$STATE" "$BASE_URL" "$AUTHORIZE_URL")
+echo "Received an authorization code."
 \`\`\`
 
-Open the printed URL in a browser. The person signs in and allows the listed scopes; the browser
-is then sent to \`${REDIRECT_URI}?code=…&state=…&iss=…\`. Your program listens there (any free
-port works: loopback redirect URIs may use another port than registered, RFC 8252 §7.3), checks
-that \`state\` is yours and that \`iss\` is \`${issuer}\` (RFC 9207), and keeps the code:
-
-\`\`\`sh
-CODE='<CODE>'
-\`\`\`
+Open the printed URL. The person signs in and allows the listed scopes; the browser is then sent
+to \`${REDIRECT_URI}?code=…&state=…&iss=…\`, the receiver answers "Signed in: you can close
+this window." and \`CODE\` holds the code. If the person presses Deny the receiver prints the
+error (\`access_denied\`) and the command fails. Your own program does the same: listen on the
+loopback address, any free port (loopback redirect URIs may use another port than registered,
+RFC 8252 §7.3), and check \`state\` and \`iss\`.
 
 Request any of the scopes in \`scopes_supported\`; \`/openapi.json\` says which one each API
 operation needs. \`offline_access\` (OIDC Core §11) may be added and is ignored: every
 authorization gets a refresh token, and the granted \`scope\` leaves it out. The code is
-single-use and short-lived.
+single-use and short-lived: go on to step 5 within a minute.
 
 A public client (no \`client_secret\`, like this one) is shown the consent page on every
 authorization, also when the person allowed it before, and \`prompt=none\` answers
@@ -153,7 +231,8 @@ curl -s -w '\\n' -X POST "$BASE_URL${PATHS.token}" \\
 \`\`\`
 
 The answer holds \`access_token\`, \`refresh_token\`, \`expires_in\`, \`scope\` and, with
-\`openid\`, an \`id_token\`. \`resource\` (RFC 8707) binds the token to this API; it is optional.
+\`openid\`, an \`id_token\` (verify it with the keys at \`jwks_uri\`). \`resource\` (RFC 8707)
+binds the token to this API; it is optional.
 
 \`\`\`sh
 ACCESS_TOKEN='<ACCESS_TOKEN>'
@@ -175,7 +254,24 @@ curl -s -w '\\n' "$BASE_URL${PATHS.userinfo}" -H "Authorization: Bearer $ACCESS_
 needed scope gets 403 \`insufficient_scope\` with \`scope="…"\` in \`WWW-Authenticate\`; an
 expired or revoked one 401 \`invalid_token\`.
 
-## 7. Refresh, then revoke
+## 7. Introspect a token
+
+The introspection endpoint (RFC 7662, \`introspection_endpoint\` in the metadata) tells a client
+whether one of its tokens is still active, and what it is bound to:
+
+\`\`\`sh
+curl -s -w '\\n' -X POST "$BASE_URL${PATHS.introspection}" \\
+  --data-urlencode "token=$ACCESS_TOKEN" \\
+  --data-urlencode "client_id=$CLIENT_ID"
+\`\`\`
+
+An active token answers \`"active": true\` with \`scope\`, \`client_id\`, \`sub\`, \`aud\` (the
+\`resource\` it is bound to), \`iss\`, \`exp\`, \`iat\` and \`token_type\` (\`Bearer\` for an access
+token, \`refresh_token\` for a refresh token). A client may introspect only the tokens issued to
+it (a public client by its \`client_id\`, a confidential one with its secret); anything else —
+unknown, expired, revoked, or another client's token — is \`{"active": false}\`.
+
+## 8. Refresh, then revoke
 
 When the access token expires, the refresh token gets a new pair without asking the person again.
 Refresh tokens rotate: use the new one next time.
@@ -204,6 +300,7 @@ curl -s -w '\\n' "$BASE_URL/api/v1/account" -H "Authorization: Bearer $ACCESS_TO
 
 The last call now answers 401 \`invalid_token\`.
 
+${clientAuthentication(issuer)}
 ## Errors
 
 Every error is JSON: \`{"error": "…", "error_description": "…"}\`. The description says what to
@@ -213,7 +310,17 @@ send instead. The person can see and revoke connected apps at ${issuer}${PATHS.c
 
 export async function authMdRoute(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const body = authMarkdown(ctx.config.issuer);
-  app.get(PATHS.authMd, { schema: { hide: true } }, (_request, reply) =>
+  const schema = {
+    tags: ['documentation'],
+    summary: 'Walkthrough: discover, register, authorize with PKCE, exchange, call the API, refresh, revoke',
+    response: {
+      200: {
+        description: 'Markdown, with this server’s base URL filled in',
+        content: { 'text/markdown': { schema: { type: 'string' } } },
+      },
+    },
+  };
+  app.get(PATHS.authMd, { schema }, (_request, reply) =>
     reply.type('text/markdown; charset=utf-8').header('cache-control', 'public, max-age=300').send(body),
   );
 }

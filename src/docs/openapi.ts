@@ -48,7 +48,17 @@ export async function registerOpenApi(app: FastifyInstance, ctx: AppContext): Pr
 
 export async function openApiRoute(app: FastifyInstance): Promise<void> {
   let body: string | undefined;
-  app.get(PATHS.openapi, { schema: { hide: true } }, (_req, reply) => {
+  const schema = {
+    tags: ['documentation'],
+    summary: 'This OpenAPI 3.1 description of every endpoint',
+    response: {
+      200: {
+        description: 'OpenAPI 3.1 document',
+        content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
+      },
+    },
+  };
+  app.get(PATHS.openapi, { schema }, (_req, reply) => {
     body ??= JSON.stringify(app.swagger());
     return reply
       .headers({ 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' })

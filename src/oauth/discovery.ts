@@ -101,10 +101,16 @@ const METADATA_HEADERS = {
   'cache-control': 'public, max-age=300',
   'access-control-allow-origin': '*',
 };
-// Short cache: after a rotation clients must see the new key soon.
-const JWKS_HEADERS = { ...METADATA_HEADERS, 'cache-control': 'public, max-age=60' };
+/**
+ * The JWKS is cached for JWKS_MAX_AGE seconds (default 60): a rotated-in key is published that
+ * long (plus the reload interval) before it signs, so a verifier's cached copy always knows it.
+ */
+export function jwksHeaders(maxAge: number): Record<string, string> {
+  return { ...METADATA_HEADERS, 'cache-control': `public, max-age=${maxAge}` };
+}
 
 export async function discoveryRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const jwks = jwksHeaders(ctx.config.jwksMaxAge);
   // Pre-built bytes: no serialising, encoding or length counting per request.
   const documents: Array<[string, string, Buffer]> = [
     [
@@ -147,6 +153,6 @@ export async function discoveryRoutes(app: FastifyInstance, ctx: AppContext): Pr
         response: { 200: { type: 'object', additionalProperties: true } },
       },
     },
-    (_req, reply) => reply.headers(JWKS_HEADERS).send(ctx.keys.jwksBody()),
+    (_req, reply) => reply.headers(jwks).send(ctx.keys.jwksBody()),
   );
 }

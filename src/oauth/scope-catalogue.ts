@@ -129,6 +129,12 @@ export function scopeInfo(name: string): ScopeInfo | undefined {
   return byName.get(name);
 }
 
+/** Whether the scope reaches school data (every area but the person's own account). */
+export function isSchoolScope(name: string): boolean {
+  const area = byName.get(name)?.area;
+  return area !== undefined && area !== 'account';
+}
+
 export function isKnownScope(name: string): boolean {
   return byName.has(name);
 }

@@ -1,21 +1,21 @@
 /**
  * Keeps every instance's in-memory signing keys in step with the database without a restart.
  * `schoolauth keys rotate` sends a PostgreSQL NOTIFY; each instance LISTENs on a dedicated
- * connection and reloads at once. A periodic reload covers a missed notification (listener
- * reconnecting), SQLite (the CLI is another process on the same file), and retired keys whose
- * publication window ended.
+ * connection and reloads at once. A reload every KEY_RELOAD_INTERVAL seconds covers a missed
+ * notification (listener reconnecting) and SQLite (the CLI is another process on the same file);
+ * the rotation's pre-publication delay counts that interval in. When a new key starts signing
+ * and an old one leaves the JWKS is decided by the times stored with the keys, on each
+ * instance's clock: no reload is needed at that moment.
  */
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import pg from 'pg';
-import type { KeyStore } from '../crypto/keys.js';
+import { KEY_RELOAD_INTERVAL, type KeyStore } from '../crypto/keys.js';
 import type { Storage } from '../storage/connect.js';
 import { dialectOf } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 
 export const KEYS_CHANNEL = 'schoolauth_keys';
-/** Seconds between fallback reloads. */
-export const KEY_RELOAD_INTERVAL = 30;
 const RECONNECT_DELAY_MS = 5000;
 
 interface Log {

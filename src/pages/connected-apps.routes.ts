@@ -24,7 +24,7 @@ import {
   connectedAppsPage,
   REVOKE_PATH,
 } from './connected-apps.page.js';
-import { field, formBody, PAGE_ROUTE_SCHEMA } from './form.js';
+import { field, formBody, pageRoute } from './form.js';
 import { sendPage, sendRedirect } from './respond.js';
 import { groupScopes } from './scope-groups.js';
 import { expiredFormPage, signInUrl } from './sign-in.routes.js';
@@ -104,8 +104,20 @@ export function toConnectedApps(
   return apps.sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }));
 }
 
+const APPS_GET = pageRoute({
+  summary: 'Connected apps: every app the person has let in, with a Revoke button each',
+  page: 'The list of connected apps',
+  redirect: 'Not signed in: to the sign-in page, returning here',
+});
+
+const REVOKE_POST = pageRoute({
+  summary: 'A Revoke button posts here: ends the app’s grants and every token under them',
+  redirect: 'Back to Connected apps, saying access was revoked',
+  form: { client_id: 'The app to revoke', csrf_token: 'The form’s CSRF token' },
+});
+
 export async function connectedAppsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.get(PATHS.connectedApps, { schema: PAGE_ROUTE_SCHEMA }, async (request, reply) => {
+  app.get(PATHS.connectedApps, APPS_GET, async (request, reply) => {
     const session = await loadSession(ctx, request);
     if (!session) return sendRedirect(reply, 303, signInUrl(PATHS.connectedApps));
     const rows = await connectionsOf(ctx.db, session.account.id);
@@ -125,12 +137,12 @@ export async function connectedAppsRoutes(app: FastifyInstance, ctx: AppContext)
     return sendPage(reply, 200, page);
   });
 
-  app.post(REVOKE_PATH, { schema: PAGE_ROUTE_SCHEMA }, async (request, reply) => {
+  app.post(REVOKE_PATH, REVOKE_POST, async (request, reply) => {
     const session = await loadSession(ctx, request);
     if (!session) return sendRedirect(reply, 303, signInUrl(PATHS.connectedApps));
     const body = formBody(request);
     if (!checkCsrfToken(session.csrfSecret, 'apps', body[CSRF_FIELD])) {
-      return sendPage(reply, 403, expiredFormPage());
+      return sendPage(reply, 403, expiredFormPage(request.id));
     }
     const clientId = field(body, 'client_id');
     if (clientId) {

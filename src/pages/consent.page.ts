@@ -1,6 +1,7 @@
 /**
  * The consent page (SPEC §6): who is asking (and whether anyone vouched for it), where the
- * answer goes, what it may do — in plain words grouped by area — and **Allow** / **Deny**.
+ * answer goes, what it may do — in plain words grouped by area — in which school, and **Allow** /
+ * **Deny**; and a way out for someone who is not the person signed in.
  */
 import { PATHS } from '../oauth/discovery.js';
 import type { ClientKind } from '../storage/schema.js';
@@ -27,16 +28,32 @@ export interface ConsentPage {
   readonly identity?:
     | { readonly clientId: string; readonly host: string; readonly trusted: boolean }
     | undefined;
+  /** Whether a requested scope reaches into school data (not only the person's own account). */
+  readonly schoolBound: boolean;
+  /** The schools the person belongs to: the token reaches the data of these. */
+  readonly schools: readonly { readonly slug: string; readonly name: string; readonly role: string }[];
+  /** The form that signs this person out and asks for another sign-in, same request. */
+  readonly switchAccount: { readonly csrfToken: string; readonly hidden: Readonly<Record<string, string>> };
 }
 
 function destination(redirectUri: string): SafeHtml {
   const url = new URL(redirectUri);
-  const loopback = url.protocol === 'http:';
-  return html`<p>After you choose, you will be sent to <code>${url.host}</code>${
-    loopback
-      ? html` — an app running on this computer`
-      : html` (<code>${url.protocol.replace(':', '')}</code>)`
-  }.</p>`;
+  return url.protocol === 'http:'
+    ? html`<p>After you choose, you will be sent to <code>${url.host}</code> — an app running on this computer.</p>`
+    : html`<p>After you choose, you will be sent to the website <code>${url.host}</code>.</p>`;
+}
+
+/** Whose data a school scope reaches: the schools where the person is a member, by name. */
+function schoolsReached(page: ConsentPage): SafeHtml {
+  const last = page.schools.length - 1;
+  if (last < 0) {
+    return html`<p>You are not a member of any school: of school data the app will see only what is public.</p>`;
+  }
+  const list = page.schools.map(
+    (s, i) =>
+      html`${i === 0 ? '' : i === last ? ' and ' : ', '}<strong>${s.name}</strong> (<code>${s.slug}</code>, ${s.role})`,
+  );
+  return html`<p>With school data it acts as you in ${list}.</p>`;
 }
 
 // RFC 8252 §8.6: the page is shown again for a public client; it says so, and preselects nothing.
@@ -76,6 +93,7 @@ ${provenance(page)}
 ${destination(page.redirectUri)}
 <p>It will be able to:</p>
 ${scopeList(page.scopes)}
+${page.schoolBound && schoolsReached(page)}
 <form method="post" action="${page.action}">
 ${csrfField(page.csrfToken)}
 ${hiddenFields(page.hidden)}
@@ -84,6 +102,11 @@ ${hiddenFields(page.hidden)}
 <button type="submit" name="decision" value="deny">Deny</button>
 </div>
 </form>
-<p class="muted">Signed in as ${page.accountEmail}. You can withdraw this at any time under <a href="${PATHS.connectedApps}">Connected apps</a>.</p>`;
+<p class="muted">You can withdraw this at any time under <a href="${PATHS.connectedApps}">Connected apps</a>.</p>
+<form method="post" action="${page.action}">
+${csrfField(page.switchAccount.csrfToken)}
+${hiddenFields(page.switchAccount.hidden)}
+<p class="muted">Signed in as ${page.accountEmail}. <button class="link" type="submit">Not you? Sign in as someone else</button></p>
+</form>`;
   return layout({ title: 'Allow access?', body, signedInAs: page.accountEmail });
 }

@@ -2,7 +2,7 @@
  * Reading HTML form posts. Page routes answer with pages, never JSON, so they take any body and
  * read it field by field: a field sent twice is treated as absent.
  */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, RouteShorthandOptions } from 'fastify';
 
 export type FormBody = Readonly<Record<string, unknown>>;
 
@@ -22,5 +22,52 @@ export function safeReturnPath(value: string | undefined, fallback: string): str
   return /^\/(?![/\\])[\x21-\x7e]*$/.test(value) ? value : fallback;
 }
 
-/** Route schema for page routes: kept out of /openapi.json, the body read by hand (see above). */
-export const PAGE_ROUTE_SCHEMA = { hide: true } as const;
+/**
+ * A schema that documents parameters without enforcing them: a page route answers bad input with
+ * a page, never a JSON 400, so it reads what it gets by hand.
+ */
+export const documentOnly = () => () => true;
+
+const HTML = { 'text/html': { schema: { type: 'string' } } } as const;
+
+const fieldsOf = (fields: Readonly<Record<string, string>>) => ({
+  type: 'object',
+  properties: Object.fromEntries(
+    Object.entries(fields).map(([n, d]) => [n, { type: 'string', description: d }]),
+  ),
+});
+
+export interface PageDoc {
+  readonly summary: string;
+  /** What the 200 page shows, when the route answers with one. */
+  readonly page?: string;
+  /** Where a 303 sends the browser, when it may. */
+  readonly redirect?: string;
+  readonly query?: Readonly<Record<string, string>>;
+  /** Fields of the HTML form that posts here; the CSRF field makes a 403 page possible. */
+  readonly form?: Readonly<Record<string, string>>;
+}
+
+/** Route options of a browser page: in /openapi.json (tag `pages`, text/html), validated by hand. */
+export function pageRoute(doc: PageDoc): RouteShorthandOptions {
+  const response: Record<number, unknown> = {};
+  if (doc.page) response[200] = { description: doc.page, content: HTML };
+  if (doc.redirect) response[303] = { description: doc.redirect };
+  if (doc.form) {
+    response[403] = {
+      description: 'HTML page "This form has expired": a missing or stale CSRF token',
+      content: HTML,
+    };
+  }
+  return {
+    schema: {
+      tags: ['pages'],
+      summary: doc.summary,
+      description: 'A page for a person in a browser, not an API: it answers HTML and form posts.',
+      ...(doc.query ? { querystring: fieldsOf(doc.query) } : {}),
+      ...(doc.form ? { body: fieldsOf(doc.form), consumes: ['application/x-www-form-urlencoded'] } : {}),
+      response,
+    },
+    validatorCompiler: documentOnly,
+  };
+}

@@ -11,41 +11,68 @@ import { endSession, loadSession, startSession } from '../sessions/sessions.js';
 import { signInWithForm } from '../sessions/sign-in.js';
 import { SIGNOUT_PATH } from './connected-apps.page.js';
 import { errorPage } from './error.page.js';
-import { field, formBody, PAGE_ROUTE_SCHEMA, safeReturnPath } from './form.js';
+import { field, formBody, pageRoute, safeReturnPath } from './form.js';
 import { sendPage, sendRedirect } from './respond.js';
 import { signInPage } from './sign-in.page.js';
 
 export const SIGNIN_PATH = '/signin';
 
+/** Where signing out ends: the sign-in page, saying so. */
+export const SIGNED_OUT_URL = `${SIGNIN_PATH}?done=signed-out`;
+
 export function signInUrl(returnTo: string): string {
   return `${SIGNIN_PATH}?${new URLSearchParams({ return_to: returnTo })}`;
 }
 
-export const expiredFormPage = () =>
+export const expiredFormPage = (requestId: string) =>
   errorPage({
     title: 'This form has expired',
     message:
       'The page you sent was too old or did not come from this site. Go back, reload the page and try again.',
+    requestId,
   });
 
+const RETURN_TO = 'Same-origin path to go to after signing in (default: Connected apps)';
+
+const SIGNIN_GET = pageRoute({
+  summary: 'Sign-in page (for Connected apps; the authorization endpoint has its own step)',
+  page: 'The sign-in form: Email, Password, Sign in',
+  query: { return_to: RETURN_TO, done: '`signed-out` shows "You have signed out."' },
+});
+
+const SIGNIN_POST = pageRoute({
+  summary: 'The sign-in form posts here',
+  page: 'The sign-in form again, saying the email or password was wrong (429 when throttled)',
+  redirect: 'Signed in: to `return_to`',
+  form: { email: 'Email', password: 'Password', return_to: RETURN_TO, csrf_token: 'The form’s CSRF token' },
+});
+
+const SIGNOUT_POST = pageRoute({
+  summary: 'The Sign out button posts here: ends the session',
+  redirect: 'To the sign-in page, saying the person signed out',
+  form: { csrf_token: 'The form’s CSRF token' },
+});
+
 export async function signInRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.get(SIGNIN_PATH, { schema: PAGE_ROUTE_SCHEMA }, (request, reply) => {
+  app.get(SIGNIN_PATH, SIGNIN_GET, (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const returnTo = safeReturnPath(
       typeof query.return_to === 'string' ? query.return_to : undefined,
       PATHS.connectedApps,
     );
     const csrfToken = signinCsrfToken(ctx, request, reply);
+    const notice = query.done === 'signed-out' ? 'You have signed out.' : undefined;
     return sendPage(
       reply,
       200,
-      signInPage({ action: SIGNIN_PATH, csrfToken, hidden: { return_to: returnTo } }),
+      signInPage({ action: SIGNIN_PATH, csrfToken, hidden: { return_to: returnTo }, notice }),
     );
   });
 
-  app.post(SIGNIN_PATH, { schema: PAGE_ROUTE_SCHEMA }, async (request, reply) => {
+  app.post(SIGNIN_PATH, SIGNIN_POST, async (request, reply) => {
     const body = formBody(request);
-    if (!checkSigninCsrf(ctx, request, body[CSRF_FIELD])) return sendPage(reply, 403, expiredFormPage());
+    if (!checkSigninCsrf(ctx, request, body[CSRF_FIELD]))
+      return sendPage(reply, 403, expiredFormPage(request.id));
     const returnTo = safeReturnPath(field(body, 'return_to'), PATHS.connectedApps);
     const outcome = await signInWithForm(ctx, request, reply, { email: body.email, password: body.password });
     if (!('account' in outcome)) {
@@ -64,11 +91,11 @@ export async function signInRoutes(app: FastifyInstance, ctx: AppContext): Promi
     return sendRedirect(reply, 303, returnTo);
   });
 
-  app.post(SIGNOUT_PATH, { schema: PAGE_ROUTE_SCHEMA }, async (request, reply) => {
+  app.post(SIGNOUT_PATH, SIGNOUT_POST, async (request, reply) => {
     const session = await loadSession(ctx, request);
     if (session) {
       if (!checkCsrfToken(session.csrfSecret, 'signout', formBody(request)[CSRF_FIELD])) {
-        return sendPage(reply, 403, expiredFormPage());
+        return sendPage(reply, 403, expiredFormPage(request.id));
       }
       await endSession(ctx, request, reply);
       await recordAudit(
@@ -77,6 +104,6 @@ export async function signInRoutes(app: FastifyInstance, ctx: AppContext): Promi
         ctx.now(),
       );
     }
-    return sendRedirect(reply, 303, SIGNIN_PATH);
+    return sendRedirect(reply, 303, SIGNED_OUT_URL);
   });
 }

@@ -12,6 +12,7 @@ import type {
 import type { AppContext } from '../context.js';
 import { hashSecret } from '../crypto/tokens.js';
 import { ApiError, OAuthError } from '../errors.js';
+import { PATHS } from '../oauth/discovery.js';
 import type { BearerToken } from '../storage/bearer-tokens.repository.js';
 import { authenticateTokenKey, insufficientScope, invalidToken, readAuthorizationHeader } from './bearer.js';
 import { type Access, ANONYMOUS, type Principal } from './principal.js';
@@ -19,12 +20,20 @@ import { type Access, ANONYMOUS, type Principal } from './principal.js';
 const USE_HEADER =
   'send the access token in the Authorization header ("Authorization: Bearer <token>"), never in the URL or body';
 
-/** Anonymous is never challenged (SPEC §8): a plain 403 JSON, without WWW-Authenticate. */
-export function anonymousRefused(scope: string): ApiError {
+/**
+ * Anonymous is never challenged (seed §5.9, SPEC §8): 403 without WWW-Authenticate. It still says
+ * where to learn how to get a token, in the spirit of RFC 9728 §5: a `Link` to the protected
+ * resource metadata with the registered relation `describedby` (RFC 8288 §2.1.1), and the same
+ * URL as `resource_metadata` in the body — the name RFC 9728 §5.1 gives it in a challenge.
+ */
+export function anonymousRefused(issuer: string, scope: string): ApiError {
+  const metadata = issuer + PATHS.protectedResourceMetadata;
   return new ApiError(
     'forbidden',
-    `this operation has nothing public; send an access token with the scope "${scope}" as "Authorization: Bearer <token>" (see /auth.md)`,
+    `this operation has nothing public; send an access token with the scope "${scope}" as "Authorization: Bearer <token>" (resource_metadata names the authorization server; ${issuer}${PATHS.authMd} walks through it)`,
     403,
+    { link: `<${metadata}>; rel="describedby"; type="application/json"` },
+    { resource_metadata: metadata },
   );
 }
 
@@ -60,7 +69,7 @@ export function judge(
     if (header.kind === 'malformed') {
       throw invalidToken(ctx.config.issuer, 'the Authorization header must be "Bearer <access token>"');
     }
-    if (!access.anonymous) throw anonymousRefused(access.scope);
+    if (!access.anonymous) throw anonymousRefused(ctx.config.issuer, access.scope);
     return ANONYMOUS;
   }
   const tokenHash = hashSecret(header.token);

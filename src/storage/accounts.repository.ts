@@ -16,20 +16,20 @@ export async function insertAccount(db: Kysely<Database>, account: NewAccount): 
   await db.insertInto('accounts').values(account).execute();
 }
 
-export function listAccounts(db: Kysely<Database>): Promise<Array<Account & { schools: string | null }>> {
+export function listAccounts(db: Kysely<Database>): Promise<Account[]> {
+  return db.selectFrom('accounts').selectAll().orderBy('email').execute();
+}
+
+/** Every membership with its school's slug, by school slug. */
+export function listMemberships(
+  db: Kysely<Database>,
+): Promise<Array<{ account_id: string; slug: string; role: Role }>> {
   return db
-    .selectFrom('accounts')
-    .selectAll('accounts')
-    .select((eb) =>
-      eb
-        .selectFrom('memberships')
-        .innerJoin('schools', 'schools.id', 'memberships.school_id')
-        .whereRef('memberships.account_id', '=', 'accounts.id')
-        .select((inner) => inner.fn.min('schools.slug').as('s'))
-        .as('schools'),
-    )
-    .orderBy('email')
-    .execute();
+    .selectFrom('memberships')
+    .innerJoin('schools', 'schools.id', 'memberships.school_id')
+    .select(['memberships.account_id', 'schools.slug', 'memberships.role'])
+    .orderBy('schools.slug')
+    .execute() as Promise<Array<{ account_id: string; slug: string; role: Role }>>;
 }
 
 export async function updateAccount(

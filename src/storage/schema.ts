@@ -48,7 +48,9 @@ export interface SigningKeysTable {
   /** JSON JWK, or `enc:v1:` + AES-256-GCM ciphertext when KEY_ENCRYPTION_SECRET is set. */
   private_jwk: string;
   created_at: number;
-  /** Set when a newer key takes over signing; published until `retire_until`. */
+  /** When the key starts signing: published from creation, signing only from here (pre-publication). */
+  activates_at: number;
+  /** When a newer key takes over signing (set at rotation, may lie ahead); published until `retire_until`. */
   retired_at: number | null;
   retire_until: number | null;
 }

@@ -25,17 +25,31 @@ export async function insertKey(db: Kysely<Database>, row: SigningKeyRow): Promi
   await db.insertInto('signing_keys').values(row).execute();
 }
 
-/** Retires every active key except `keepKid`: they stay published until `retireUntil`. */
-export async function retireOtherKeys(
+/**
+ * Schedules the end of every key signing now (`activates_at` passed, no end set): it signs until
+ * `retiredAt` and stays published until `retireUntil`. Answers how many keys it changed.
+ */
+export async function retireCurrentKeys(
   db: Kysely<Database>,
-  keepKid: string,
   now: number,
+  retiredAt: number,
   retireUntil: number,
-): Promise<void> {
-  await db
+): Promise<number> {
+  const result = await db
     .updateTable('signing_keys')
-    .set({ retired_at: now, retire_until: retireUntil })
-    .where('kid', '!=', keepKid)
+    .set({ retired_at: retiredAt, retire_until: retireUntil })
     .where('retired_at', 'is', null)
-    .execute();
+    .where('activates_at', '<=', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** A key published but not signing yet (`next`), if any. */
+export function findPendingKey(db: Kysely<Database>, now: number): Promise<SigningKeyRow | undefined> {
+  return db
+    .selectFrom('signing_keys')
+    .selectAll()
+    .where('activates_at', '>', now)
+    .orderBy('activates_at')
+    .executeTakeFirst();
 }

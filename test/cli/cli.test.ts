@@ -1,13 +1,28 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { COMMANDS } from '../../src/cli/registry.js';
 import { verifyPassword } from '../../src/crypto/password.js';
 import { openStorage } from '../../src/storage/connect.js';
 import { DIALECTS, dropSchema, newSchemaName, PG_URL } from '../helpers/app.js';
 import { cli } from '../helpers/cli.js';
+
+/** `account create --email … --name … --school … --password-stdin`, then any further arguments. */
+const createArgs = (email: string, name: string, school: string, ...more: string[]) => [
+  'account',
+  'create',
+  '--email',
+  email,
+  '--name',
+  name,
+  '--school',
+  school,
+  '--password-stdin',
+  ...more,
+];
 
 for (const dialect of DIALECTS) {
   describe(`schoolauth CLI [${dialect}]`, () => {
@@ -25,25 +40,37 @@ for (const dialect of DIALECTS) {
       if (schema) await dropSchema(schema);
     });
 
+    it('account create for a school that does not exist asks for its name (exit 2) instead of naming it after the slug', async () => {
+      const r = await cli(url, createArgs('ada@example.com', 'Ada', 'maths'), 'correct horse battery\n');
+      assert.equal(r.code, 2);
+      // The first command on a new file also announces the new database (NEW DATABASE).
+      assert.equal(
+        r.stderr.split('\n').at(-2),
+        'schoolauth: school "maths" does not exist yet; to create it with this account as its owner, add --school-name "<display name>"',
+      );
+      const ownerAsAdmin = await cli(
+        url,
+        createArgs('ada@example.com', 'Ada', 'maths', '--school-name', 'Maths Academy', '--role', 'admin'),
+        'correct horse battery\n',
+      );
+      assert.equal(ownerAsAdmin.code, 2);
+      assert.match(ownerAsAdmin.stderr, /its first account is its owner, not admin/);
+      assert.equal((await cli(url, ['school', 'list'])).stdout, '(none)\n', 'nothing was created');
+    });
+
     it('account create makes the school with the account as owner, reading the password from stdin', async () => {
       const password = 'correct horse battery';
       const r = await cli(
         url,
-        [
-          'account',
-          'create',
-          '--email',
-          'Ada@Example.com',
-          '--name',
-          'Ada',
-          '--school',
-          'maths',
-          '--password-stdin',
-        ],
+        createArgs('Ada@Example.com', 'Ada', 'maths', '--school-name', 'Maths Academy'),
         `${password}\n`,
       );
       assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stdout, /created account ada@example.com .* in school maths \(new school, as owner\)/);
+      assert.match(
+        r.stdout,
+        /^created account ada@example.com \(acc_\S+\) in the new school maths \("Maths Academy"\) as its owner\n$/,
+      );
+      assert.match((await cli(url, ['school', 'list'])).stdout, /maths\s+Maths Academy/);
       assert.ok(!r.stdout.includes(password) && !r.stderr.includes(password), 'the password is never echoed');
       const storage = await openStorage(url);
       try {
@@ -66,76 +93,57 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('a second account in an existing school gets the default role, and says so', async () => {
+      const r = await cli(url, createArgs('cy@example.com', 'Cy', 'maths'), 'yet another long password\n');
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /in school maths as admin \(the default role; --role owner makes an owner\)\n$/);
+      const help = await cli(url, ['account', 'create', '--help']);
+      assert.match(help.stdout, /--role ROLE\s+role in an existing school \(default: admin\)/);
+    });
+
     it('a second account in an existing school gets the requested role', async () => {
       const r = await cli(
         url,
-        [
-          'account',
-          'create',
-          '--email',
-          'bob@example.com',
-          '--name',
-          'Bob',
-          '--school',
-          'maths',
-          '--password-stdin',
-          '--role',
-          'admin',
-        ],
+        createArgs('bob@example.com', 'Bob', 'maths', '--role', 'admin'),
         'another long password\n\n',
       );
       assert.equal(r.code, 0, r.stderr);
-      assert.doesNotMatch(r.stdout, /new school/);
+      assert.match(r.stdout, /in school maths as admin\n$/);
     });
 
-    it('account list shows accounts without any password material', async () => {
+    it('account list shows each account’s role in each school, without any password material', async () => {
+      assert.equal((await cli(url, ['school', 'create', '--slug', 'art', '--name', 'Art School'])).code, 0);
+      await cli(url, createArgs('dee@example.com', 'Dee', 'art', '--role', 'owner'), 'a password for dee\n');
       const r = await cli(url, ['account', 'list']);
       assert.equal(r.code, 0);
-      assert.match(r.stdout, /ada@example.com/);
-      assert.match(r.stdout, /bob@example.com/);
+      assert.match(r.stdout, /^email\s+name\s+id\s+schools\s+status\s+created$/m);
+      assert.match(r.stdout, /ada@example.com\s+Ada\s+\S+\s+maths \(owner\)\s+active/);
+      assert.match(r.stdout, /bob@example.com\s+Bob\s+\S+\s+maths \(admin\)\s+active/);
+      assert.match(r.stdout, /dee@example.com\s+Dee\s+\S+\s+art \(owner\)\s+active/);
       assert.doesNotMatch(r.stdout, /argon2/);
     });
 
     it('a duplicate email is refused with exit code 1 and one line', async () => {
-      const r = await cli(
-        url,
-        [
-          'account',
-          'create',
-          '--email',
-          'ada@example.com',
-          '--name',
-          'Ada',
-          '--school',
-          'maths',
-          '--password-stdin',
-        ],
-        'some long password',
-      );
+      const r = await cli(url, createArgs('ada@example.com', 'Ada', 'maths'), 'some long password');
       assert.equal(r.code, 1);
       assert.equal(r.stderr.trim().split('\n').length, 1);
       assert.match(r.stderr, /already exists/);
     });
 
-    it('a short password is refused and never echoed', async () => {
-      const r = await cli(
-        url,
-        [
-          'account',
-          'create',
-          '--email',
-          'c@example.com',
-          '--name',
-          'C',
-          '--school',
-          'maths',
-          '--password-stdin',
-        ],
-        'short\n',
-      );
-      assert.equal(r.code, 1);
+    it('a short or missing password is a usage error (exit 2) and never echoed', async () => {
+      const r = await cli(url, createArgs('c@example.com', 'C', 'maths'), 'short\n');
+      assert.equal(r.code, 2);
       assert.match(r.stderr, /at least 10 characters/);
       assert.doesNotMatch(r.stderr, /short\b(?! )/);
+      const none = await cli(url, [
+        'account',
+        'reset-password',
+        '--email',
+        'ada@example.com',
+        '--password-stdin',
+      ]);
+      assert.equal(none.code, 2);
+      assert.match(none.stderr, /no password on standard input; pipe it in: printf/);
     });
 
     it('missing or unknown arguments exit 2 with the usage', async () => {
@@ -151,21 +159,9 @@ for (const dialect of DIALECTS) {
       const unknownCommand = await cli(url, ['frobnicate']);
       assert.equal(unknownCommand.code, 2);
       assert.match(unknownCommand.stderr, /unknown command "frobnicate"/);
-      const badRole = await cli(url, [
-        'account',
-        'create',
-        '--email',
-        'x@example.com',
-        '--name',
-        'X',
-        '--school',
-        'maths',
-        '--password-stdin',
-        '--role',
-        'god',
-      ]);
+      const badRole = await cli(url, createArgs('x@example.com', 'X', 'maths', '--role', 'god'));
       assert.equal(badRole.code, 2);
-      assert.match(badRole.stderr, /--role must be owner or admin/);
+      assert.match(badRole.stderr, /--role must be one of owner, admin, not "god"/);
     });
 
     it('account reset-password changes the hash; account disable marks the account', async () => {
@@ -187,23 +183,129 @@ for (const dialect of DIALECTS) {
       assert.match(missing.stderr, /no account with email nobody@example.com/);
     });
 
-    it('school create and list', async () => {
-      assert.equal((await cli(url, ['school', 'create', '--slug', 'art', '--name', 'Art School'])).code, 0);
+    it('school create and list; a bad slug or a blank name is a usage error, an existing slug is not', async () => {
+      assert.equal(
+        (await cli(url, ['school', 'create', '--slug', 'music', '--name', 'Music School'])).code,
+        0,
+      );
       const bad = await cli(url, ['school', 'create', '--slug', 'Bad Slug!', '--name', 'x']);
-      assert.equal(bad.code, 1);
+      assert.equal(bad.code, 2);
       assert.match(bad.stderr, /lower-case letters/);
+      const blank = await cli(url, ['school', 'create', '--slug', 'blank', '--name', '  ']);
+      assert.equal(blank.code, 2);
+      assert.match(blank.stderr, /school "blank" needs a display name/);
+      const noName = await cli(url, ['school', 'create', '--slug', 'blank']);
+      assert.equal(noName.code, 2);
+      assert.match(noName.stderr, /missing --name/);
+      const taken = await cli(url, ['school', 'create', '--slug', 'music', '--name', 'Again']);
+      assert.equal(taken.code, 1);
+      assert.match(taken.stderr, /already exists/);
       const list = await cli(url, ['school', 'list']);
-      assert.match(list.stdout, /art\s+Art School/);
-      assert.match(list.stdout, /maths/);
+      assert.match(list.stdout, /music\s+Music School/);
+      assert.match(list.stdout, /maths\s+Maths Academy/);
+      assert.doesNotMatch(list.stdout, /blank/);
     });
 
-    it('keys rotate publishes a new signing key and keeps the old one published', async () => {
-      await cli(url, ['keys', 'list']);
+    it('every argument error of every command exits 2 with one line saying what to type', async () => {
+      const cases: Array<[string[], RegExp, string?]> = [
+        [createArgs('not-an-email', 'X', 'maths'), /is not an email address/, 'a long password here'],
+        [createArgs('x@example.com', ' ', 'maths'), /the name must not be empty/, 'a long password here'],
+        [
+          createArgs('x@example.com', 'X', 'maths', '--role', 'god'),
+          /--role must be one of owner, admin, not "god"/,
+        ],
+        [['account', 'disable', '--email', 'nope'], /is not an email address/],
+        [
+          ['account', 'reset-password', '--email', 'ada@example.com', '--password-stdin'],
+          /at least 10 characters/,
+          'short',
+        ],
+        [['client', 'list', '--kind', 'other'], /--kind must be one of integration, dynamic, metadata_document, not "other"/],
+        [
+          ['client', 'create', '--name', ' ', '--redirect-uri', 'https://a.example/cb'],
+          /--name must not be empty/,
+        ],
+        [['audit', 'list', '--account', 'nope'], /is not an email address/],
+        [['audit', 'list', '--limit', '0'], /--limit must be a whole number/],
+        [['keys', 'list', 'extra'], /does not take positional arguments; usage: schoolauth keys list/],
+        [['prune', '--force'], /Unknown option '--force'; usage: schoolauth prune/],
+        [['migrate', '--bogus'], /usage: schoolauth migrate/],
+        [['demo', 'now'], /usage: schoolauth demo/],
+        [['completion'], /expected one shell; usage: schoolauth completion bash\|zsh/],
+        [['completion', 'fish'], /the shell must be one of bash, zsh, not "fish"/],
+      ];
+      for (const [argv, message, stdin] of cases) {
+        const r = await cli(url, argv, stdin);
+        assert.equal(r.code, 2, `${argv.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr, message, argv.join(' '));
+        assert.equal(r.stderr.trim().split('\n').length, 1, argv.join(' '));
+      }
+    });
+
+    it('audit list --kind bogus names the valid kinds', async () => {
+      const r = await cli(url, ['audit', 'list', '--kind', 'bogus']);
+      assert.equal(r.code, 2);
+      assert.match(
+        r.stderr,
+        /--kind must be one of signin\.success, signin\.failure, .*key\.rotated.*, not "bogus"/,
+      );
+    });
+
+    it('a noun alone, a noun with --help, or help and a noun lists its commands', async () => {
+      const bare = await cli(url, ['keys']);
+      assert.equal(bare.code, 2);
+      assert.match(bare.stderr, /^schoolauth: keys needs a command; use one of: rotate, list\n/);
+      assert.match(bare.stderr, /^ {2}keys rotate {2}/m);
+      assert.match(bare.stderr, /^ {2}keys list {4}/m);
+      const wrong = await cli(url, ['keys', 'bogus']);
+      assert.equal(wrong.code, 2);
+      assert.match(wrong.stderr, /keys has no command "bogus"; use one of: rotate, list/);
+      for (const argv of [
+        ['account', '--help'],
+        ['help', 'account'],
+        ['account', '-h'],
+      ]) {
+        const r = await cli(url, argv);
+        assert.equal(r.code, 0, argv.join(' '));
+        assert.match(
+          r.stdout,
+          /^usage: schoolauth account <create\|list\|disable\|reset-password> \[options\]/,
+        );
+        for (const verb of ['create', 'list', 'disable', 'reset-password']) {
+          assert.match(r.stdout, new RegExp(`^ {2}account ${verb} `, 'm'), `${argv.join(' ')} lists ${verb}`);
+        }
+      }
+      const command = await cli(url, ['help', 'audit', 'list']);
+      assert.equal(command.code, 0);
+      assert.match(command.stdout, /--kind KIND\s+only events of this kind \(one of: signin\.success, /);
+    });
+
+    it('keys rotate tells when the new key signs and how long the old one stays published; keys list shows each state', async () => {
       const rotate = await cli(url, ['keys', 'rotate']);
-      assert.equal(rotate.code, 0);
+      assert.equal(rotate.code, 0, rotate.stderr);
+      assert.match(
+        rotate.stdout,
+        /^new signing key \S+: published now \(every running instance serves it within 5 s\)$/m,
+      );
+      assert.match(
+        rotate.stdout,
+        /^it signs ID tokens from \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(in 70 s\), once JWKS copies cached for up to 60 s have expired$/m,
+      );
+      assert.match(
+        rotate.stdout,
+        /stays published until \S+ \(in 3790 s\), when its last ID tokens have expired$/m,
+      );
+      assert.doesNotMatch(rotate.stdout, /within seconds/);
       const list = await cli(url, ['keys', 'list']);
-      assert.match(list.stdout, /signing/);
-      assert.match(list.stdout, /published/);
+      assert.match(list.stdout, /^kid\s+alg\s+state\s+changes\s+created$/m);
+      assert.match(list.stdout, /RS256\s+next\s+current at \S+ \(in \d+ s\)/);
+      assert.match(list.stdout, /RS256\s+current\s+previous at \S+ \(in \d+ s\)/);
+      const again = await cli(url, ['keys', 'rotate']);
+      assert.equal(again.code, 1);
+      assert.match(
+        again.stderr,
+        /^schoolauth: signing key \S+ already waits to sign from \S+ \(in \d+ s\); rotate again after that\n$/,
+      );
     });
 
     it('migrate reports an up-to-date schema', async () => {
@@ -223,5 +325,66 @@ describe('schoolauth binary', () => {
     });
     assert.equal(result.status, 2);
     assert.match(result.stderr, /^schoolauth: missing --email; usage: schoolauth account create/);
+  });
+});
+
+describe('schoolauth completion', () => {
+  const script = async (shell: string) => {
+    const r = await cli('sqlite::memory:', ['completion', shell]);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout;
+  };
+
+  it('bash and zsh scripts name every command and option of the registry', async () => {
+    for (const shell of ['bash', 'zsh']) {
+      const text = await script(shell);
+      for (const command of COMMANDS) {
+        assert.ok(text.includes(`"${command.name}"|"${command.name} "*)`), `${shell}: ${command.name}`);
+        for (const option of Object.keys(command.options)) {
+          assert.match(text, new RegExp(`--${option}\\b`), `${shell}: ${command.name} --${option}`);
+        }
+      }
+    }
+  });
+
+  it('bash accepts the script and completes nouns, verbs, options and option values', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'sa-completion-')), 'schoolauth.bash');
+    writeFileSync(path, await script('bash'));
+    assert.equal(spawnSync('bash', ['-n', path]).status, 0);
+    const complete = (...words: string[]) =>
+      spawnSync(
+        'bash',
+        [
+          '-c',
+          `source '${path}'; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _schoolauth; printf '%s\\n' "\${COMPREPLY[*]}"`,
+          'bash',
+          'schoolauth',
+          ...words,
+        ],
+        { encoding: 'utf8' },
+      ).stdout.trim();
+    assert.equal(complete('ke'), 'keys');
+    assert.equal(complete('keys', ''), 'rotate list');
+    assert.equal(complete('account', 'create', '--ro'), '--role');
+    assert.equal(complete('account', 'create', '--role', ''), 'owner admin');
+    assert.equal(complete('client', 'list', '--kind', 'i'), 'integration');
+    assert.equal(complete('audit', 'list', '--kind', 'key'), 'key.rotated');
+    assert.equal(complete('completion', 'z'), 'zsh');
+  });
+
+  it('zsh accepts the script', {
+    skip: spawnSync('zsh', ['-c', 'true']).error ? 'zsh is not installed' : false,
+  }, async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'sa-completion-')), '_schoolauth');
+    writeFileSync(path, await script('zsh'));
+    assert.equal(spawnSync('zsh', ['-n', path]).status, 0);
+    const loaded = spawnSync(
+      'zsh',
+      ['-c', `autoload -U compinit; compinit -u; source '${path}'; whence -w _schoolauth`],
+      {
+        encoding: 'utf8',
+      },
+    );
+    assert.match(loaded.stdout, /_schoolauth: function/);
   });
 });

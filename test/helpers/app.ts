@@ -20,12 +20,18 @@ export const DIALECTS: readonly DialectName[] = process.env.SCHOOLAUTH_TEST_PG_U
 
 export const PG_URL = process.env.SCHOOLAUTH_TEST_PG_URL;
 
-/** A clock tests can move forward to cross lifetimes. */
+/** A clock tests can move forward to cross lifetimes, and stop where a second counts. */
 export class TestClock {
   offset = 0;
-  readonly now = (): number => Math.floor(Date.now() / 1000) + this.offset;
+  private frozenAt: number | undefined;
+  readonly now = (): number => this.frozenAt ?? Math.floor(Date.now() / 1000) + this.offset;
   advance(seconds: number): void {
     this.offset += seconds;
+    if (this.frozenAt !== undefined) this.frozenAt += seconds;
+  }
+  /** Stops the clock: from now on only advance() moves it. */
+  freeze(): void {
+    this.frozenAt = this.now();
   }
 }
 

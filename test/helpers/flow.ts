@@ -54,6 +54,7 @@ export async function createPerson(
       password,
       name: options.name ?? `Person ${suffix}`,
       school: options.school ?? `school-${suffix}`,
+      schoolName: `School ${suffix}`,
     },
     options.now ?? Math.floor(Date.now() / 1000),
   );

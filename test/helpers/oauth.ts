@@ -65,6 +65,7 @@ export async function createPerson(t: TestApp, name = 'Ada Lovelace'): Promise<A
       name,
       password: 'correct horse battery staple',
       school: `school-${randomBytes(4).toString('hex')}`,
+      schoolName: 'Test School',
     },
     t.ctx.now(),
   );

@@ -56,6 +56,27 @@ for (const dialect of DIALECTS) {
       assert.equal(anonymous.headers['www-authenticate'], undefined);
     });
 
+    it('a token-less call to a private endpoint answers 403, unchallenged, pointing to the protected-resource metadata', async () => {
+      const metadata = `${t.url}/.well-known/oauth-protected-resource`;
+      for (const [method, url] of [
+        ['GET', '/api/v1/account'],
+        ['GET', '/api/v1/schools/demo/orders'],
+        ['POST', '/api/v1/schools/demo/courses'],
+      ] as const) {
+        const res = await call(t, method, url, method === 'POST' ? { body: { title: 'x' } } : {});
+        assert.equal(res.statusCode, 403, url);
+        assert.equal(res.headers['www-authenticate'], undefined, 'seed §5.9: anonymous is not challenged');
+        assert.equal(res.headers.link, `<${metadata}>; rel="describedby"; type="application/json"`);
+        const body = res.json();
+        assert.equal(body.error, 'forbidden');
+        assert.equal(body.resource_metadata, metadata);
+        assert.match(body.error_description, /resource_metadata names the authorization server/);
+      }
+      // The link leads somewhere useful: the metadata names the authorization server.
+      const linked = await t.app.inject(new URL(metadata).pathname);
+      assert.deepEqual(linked.json().authorization_servers, [t.url]);
+    });
+
     it('a presented token is never downgraded to anonymous on a public operation', async () => {
       const token = await mintAccessToken(t, { accountId: demo.accountId, scopes: ['posts:read'] });
       const res = await call(t, 'GET', '/api/v1/schools/demo/courses', { token });

@@ -195,7 +195,7 @@ for (const dialect of DIALECTS) {
       const consent = await browser.get(`/oauth/authorize?${query}&prompt=consent`);
       const text = pageText(await consent.text());
       assert.match(text, /Identified by localhost Registered integration/);
-      assert.match(text, /you will be sent to vscode\.dev \( https \)/);
+      assert.match(text, /you will be sent to the website vscode\.dev \./);
     });
 
     it('a web-typed document with [::1] entries: application_type changes nothing', async () => {

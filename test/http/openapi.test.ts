@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import type { FastifyInstance } from 'fastify';
 import { SCOPE_NAMES } from '../../src/oauth/scope-catalogue.js';
 import { apiOperations } from '../helpers/api.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
@@ -29,6 +30,28 @@ type Spec = {
     };
   };
 };
+
+/**
+ * Routes /openapi.json leaves out on purpose: HEAD (Fastify answers it for every GET, with the
+ * GET's headers), and /metrics (an operator endpoint behind METRICS_TOKEN, not part of the API).
+ */
+const DELIBERATELY_UNDESCRIBED = /^(HEAD \S+|GET \/metrics)$/;
+
+/** "METHOD /path/{param}" of every route Fastify answers, read from its route tree. */
+function fastifyRoutes(app: FastifyInstance): string[] {
+  const routes: string[] = [];
+  const stack: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const match = /^([│ ]*)[├└]── (.*?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (!match) continue;
+    const depth = match[1]!.length / 4;
+    stack.length = depth;
+    stack.push(match[2]!);
+    const path = stack.join('').replace(/:(\w+)/g, '{$1}');
+    for (const method of match[3]?.split(', ') ?? []) routes.push(`${method} ${path}`);
+  }
+  return routes;
+}
 
 /** Scopes the OAuth layer guards (UserInfo), not the school API (SPEC §10). */
 const OIDC_SCOPES = ['openid', 'profile', 'email'];
@@ -111,6 +134,47 @@ for (const dialect of DIALECTS) {
             );
           }
         }
+      }
+    });
+
+    it('describes every route the service answers, these two documents included', () => {
+      const described = new Set<string>();
+      for (const [path, methods] of Object.entries(spec.paths)) {
+        for (const method of Object.keys(methods)) described.add(`${method.toUpperCase()} ${path}`);
+      }
+      const answered = fastifyRoutes(t.app).filter((route) => !DELIBERATELY_UNDESCRIBED.test(route));
+      for (const route of [
+        'GET /api/v1/schools/{school}/membership-plans/{plan}',
+        'POST /signout',
+        'GET /auth.md',
+      ]) {
+        assert.ok(answered.includes(route), `the route tree was read: ${route}`);
+      }
+      assert.deepEqual(
+        answered.filter((route) => !described.has(route)),
+        [],
+        'routes missing from /openapi.json',
+      );
+      assert.deepEqual(
+        [...described].filter((route) => !answered.includes(route)),
+        [],
+        'operations no route answers',
+      );
+    });
+
+    it('describes /openapi.json and /auth.md with the media types they answer', async () => {
+      const types = (path: string) => Object.keys(spec.paths[path]!.get!.responses['200']!.content ?? {});
+      assert.deepEqual(types('/openapi.json'), ['application/json']);
+      assert.deepEqual(types('/auth.md'), ['text/markdown']);
+      assert.deepEqual(types('/account/apps'), ['text/html']);
+      assert.deepEqual(types('/assets/pages.css'), ['text/css']);
+      for (const [path, type] of [
+        ['/openapi.json', 'application/json'],
+        ['/auth.md', 'text/markdown'],
+      ] as const) {
+        const res = await t.app.inject(path);
+        assert.equal(res.statusCode, 200);
+        assert.equal(String(res.headers['content-type']).split(';')[0], type);
       }
     });
 

@@ -13,6 +13,7 @@ import {
   pageText,
   pkcePair,
   readForm,
+  readForms,
 } from '../helpers/flow.js';
 
 const REDIRECT = 'http://127.0.0.1:4711/callback';
@@ -146,13 +147,138 @@ for (const dialect of DIALECTS) {
       );
       const text = pageText(await res.text());
       assert.match(text, /Registered integration/);
-      assert.match(text, /partner\.example\.com \( https \)/);
+      assert.match(text, /you will be sent to the website partner\.example\.com \./);
+      assert.doesNotMatch(text, /\(\s*https\s*\)/, 'no stray "( https )"');
       const signIn = await new Browser(t.url).get(
         authorizeUrl({ client_id: integration.id, redirect_uri: 'https://partner.example.com/cb' }),
       );
       const signInText = pageText(await signIn.text());
       assert.match(signInText, /to continue to Partner Registered integration/);
       assert.doesNotMatch(signInText, /not verified/);
+    });
+
+    it('the consent page names the schools whose data school scopes reach, with the person’s role', async () => {
+      const browser = new Browser(t.url);
+      let text = pageText(await signInToConsent(browser));
+      const [membership] = await t.ctx.db
+        .selectFrom('memberships')
+        .innerJoin('schools', 'schools.id', 'memberships.school_id')
+        .select(['schools.slug', 'schools.name'])
+        .where('account_id', '=', person.account.id)
+        .execute();
+      assert.ok(
+        text.includes(
+          `With school data it acts as you in ${membership!.name} ( ${membership!.slug} , owner).`,
+        ),
+        text,
+      );
+      const second = await createPerson(t.ctx.db, { school: membership!.slug });
+      await t.ctx.db
+        .insertInto('schools')
+        .values({
+          id: 'sch_other',
+          slug: 'other',
+          name: 'Other Academy',
+          description: '',
+          settings: '{}',
+          appearance: '{}',
+          created_at: 0,
+          updated_at: 0,
+        })
+        .execute();
+      await t.ctx.db
+        .insertInto('memberships')
+        .values({ account_id: second.account.id, school_id: 'sch_other', role: 'owner', created_at: 0 })
+        .execute();
+      const other = new Browser(t.url);
+      const page = readForm(await (await other.get(authorizeUrl())).text());
+      const res = await other.post(page.action, {
+        ...page.fields,
+        email: second.email,
+        password: second.password,
+      });
+      text = pageText(await res.text());
+      assert.ok(
+        text.includes(
+          `With school data it acts as you in Other Academy ( other , owner) and ${membership!.name} ( ${membership!.slug} , admin).`,
+        ),
+        text,
+      );
+      // Only account scopes: no school is named.
+      const own = pageText(
+        await (await browser.get(authorizeUrl({ scope: 'openid profile', prompt: 'consent' }))).text(),
+      );
+      assert.doesNotMatch(own, /With school data/);
+    });
+
+    it('"Not you? Sign in as someone else" ends the session and asks for a sign-in for the same request', async () => {
+      const browser = new Browser(t.url);
+      const consent = await signInToConsent(browser);
+      const forms = readForms(consent);
+      assert.equal(forms.length, 2);
+      const switchForm = forms[1]!;
+      assert.equal(switchForm.fields.step, 'switch');
+      assert.deepEqual(
+        switchForm.buttons.map((b) => b.label),
+        ['Not you? Sign in as someone else'],
+      );
+      // Without the session's token nothing changes.
+      const forged = await browser.post(switchForm.action, { ...switchForm.fields, csrf_token: 'forged' });
+      assert.equal(forged.status, 403);
+      assert.ok(browser.cookies.has('schoolauth_session'));
+      const res = await browser.post(switchForm.action, switchForm.fields);
+      assert.equal(res.status, 200);
+      const signIn = await res.text();
+      assert.equal(readForm(signIn).fields.step, 'signin');
+      assert.equal(readForm(signIn).fields.client_id, client.id);
+      assert.equal(browser.cookies.has('schoolauth_session'), false, 'the session cookie is cleared');
+      const other = await createPerson(t.ctx.db);
+      const next = await browser.post(readForm(signIn).action, {
+        ...readForm(signIn).fields,
+        email: other.email,
+        password: other.password,
+      });
+      assert.match(
+        pageText(await next.text()),
+        new RegExp(`Signed in as ${other.email.replace('.', '\\.')}`),
+      );
+      const events = await t.ctx.db
+        .selectFrom('audit_events')
+        .select('kind')
+        .where('account_id', '=', person.account.id)
+        .where('kind', '=', 'signout')
+        .execute();
+      assert.ok(events.length >= 1, 'the sign-out is audited');
+    });
+
+    it('after a wrong password the password field takes the focus and names the error', async () => {
+      const browser = new Browser(t.url);
+      const first = await (await browser.get(authorizeUrl())).text();
+      assert.doesNotMatch(first, /autofocus/);
+      const form = readForm(first);
+      const res = await browser.post(form.action, {
+        ...form.fields,
+        email: person.email,
+        password: 'wrong password',
+      });
+      const html = await res.text();
+      assert.match(html, /<p class="alert" id="signin-error" role="alert">/);
+      assert.match(
+        html,
+        /<input id="password" name="password" type="password" autocomplete="current-password" required autofocus aria-describedby="signin-error" aria-invalid="true">/,
+      );
+      assert.equal((html.match(/autofocus/g) ?? []).length, 1);
+    });
+
+    it('error pages show the request id a person can quote', async () => {
+      const res = await new Browser(t.url).get('/oauth/authorize?client_id=nope');
+      assert.equal(res.status, 400);
+      const id = res.headers.get('x-request-id')!;
+      assert.ok(id);
+      assert.ok(pageText(await res.text()).includes(`Reference: ${id} — quote it if you ask for help`));
+      const expired = await new Browser(t.url).post('/signin', { email: 'x@example.com', password: 'x' });
+      assert.equal(expired.status, 403);
+      assert.ok(pageText(await expired.text()).includes(`Reference: ${expired.headers.get('x-request-id')}`));
     });
 
     it('the sign-in form is refused without its CSRF token, with a wrong one, or with another browser’s', async () => {
@@ -297,7 +423,13 @@ for (const dialect of DIALECTS) {
       assert.equal((await browser.get('/account/apps')).status, 200);
       const res = await browser.post('/signout', signOut.fields);
       assert.equal(res.status, 303);
+      assert.equal(res.headers.get('location'), '/signin?done=signed-out');
       assert.equal(browser.cookies.has('schoolauth_session'), false);
+      const landing = await browser.get(res.headers.get('location')!);
+      assert.match(
+        pageText(await landing.text()),
+        /^School platform Sign in Sign in to your school account\. You have signed out\./,
+      );
       assert.equal((await browser.get('/account/apps')).status, 303);
     });
 

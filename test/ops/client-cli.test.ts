@@ -160,6 +160,8 @@ for (const dialect of DIALECTS) {
           'Eve',
           '--school',
           's',
+          '--school-name',
+          'S',
           '--password-stdin',
         ],
         'a long enough password\n',

@@ -1,18 +1,58 @@
-import { AccountRuleError, createAccount, normaliseEmail } from '../../accounts/accounts.js';
+import {
+  AccountInputError,
+  AccountRuleError,
+  createAccount,
+  DEFAULT_JOIN_ROLE,
+  normaliseEmail,
+} from '../../accounts/accounts.js';
 import { recordAudit } from '../../audit/audit.js';
 import { hashPassword, passwordProblem } from '../../crypto/password.js';
-import { findAccountByEmail, listAccounts, updateAccount } from '../../storage/accounts.repository.js';
+import {
+  findAccountByEmail,
+  findSchoolBySlug,
+  listAccounts,
+  listMemberships,
+  updateAccount,
+} from '../../storage/accounts.repository.js';
 import type { Role } from '../../storage/schema.js';
-import { CommandError, defineCommand, isoTime, readSecretFromStdin, table, UsageError } from '../command.js';
+import {
+  type CliIo,
+  CommandError,
+  defineCommand,
+  isoTime,
+  readSecretFromStdin,
+  table,
+  UsageError,
+} from '../command.js';
 
 const ROLES: readonly Role[] = ['owner', 'admin'];
+
+/** The password piped in, or exit 2 saying how to pipe one. */
+async function passwordFromStdin(io: CliIo, command: string): Promise<string> {
+  const password = await readSecretFromStdin(io);
+  if (password === '') {
+    throw new UsageError(
+      `no password on standard input; pipe it in: printf '%s\\n' '<password>' | schoolauth ${command} … --password-stdin`,
+    );
+  }
+  const problem = passwordProblem(password);
+  if (problem) throw new UsageError(problem);
+  return password;
+}
+
+/** Account and school rule errors for the CLI: bad input is a usage error (exit 2), a conflict with what exists is not (exit 1). */
+export function accountFailure(error: unknown): unknown {
+  if (error instanceof AccountInputError) return new UsageError(error.message);
+  if (error instanceof AccountRuleError) return new CommandError(error.message);
+  return error;
+}
 
 async function existingAccount(ctx: Parameters<typeof accountList.run>[0], email: string) {
   let normalised: string;
   try {
     normalised = normaliseEmail(email);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw accountFailure(error);
   }
   const account = await findAccountByEmail(ctx.db, normalised);
   if (!account) throw new CommandError(`no account with email ${normalised}`);
@@ -21,7 +61,7 @@ async function existingAccount(ctx: Parameters<typeof accountList.run>[0], email
 
 export const accountCreate = defineCommand({
   name: 'account create',
-  summary: 'Create an account (and its school, with the account as owner, when the school does not exist)',
+  summary: `Create an account in a school: as ${DEFAULT_JOIN_ROLE} (or --role) in an existing school, as owner of a new one (give --school-name)`,
   options: {
     email: { type: 'string', required: true, description: 'sign-in email' },
     name: { type: 'string', required: true, description: 'display name' },
@@ -31,53 +71,68 @@ export const accountCreate = defineCommand({
       required: true,
       description: 'read the password from standard input',
     },
-    role: { type: 'string', description: 'owner or admin, for an existing school (default admin)' },
+    'school-name': {
+      type: 'string',
+      description: 'display name of the school, when it does not exist yet (it is then created)',
+    },
+    role: {
+      type: 'string',
+      choices: ROLES,
+      description: `role in an existing school (default: ${DEFAULT_JOIN_ROLE}); the first account of a new school is its owner`,
+    },
   },
   async run(ctx, args, io) {
-    if (args.role !== undefined && !ROLES.includes(args.role as Role)) {
-      throw new UsageError(`--role must be owner or admin, not "${args.role}"`);
+    if (args['school-name'] === undefined && !(await findSchoolBySlug(ctx.db, args.school!))) {
+      throw new UsageError(
+        `school "${args.school}" does not exist yet; to create it with this account as its owner, add --school-name "<display name>"`,
+      );
     }
-    const password = await readSecretFromStdin(io);
+    const password = await passwordFromStdin(io, 'account create');
     try {
-      const { account, school, schoolCreated } = await createAccount(
+      const { account, school, schoolCreated, role } = await createAccount(
         ctx.db,
         {
           email: args.email!,
           name: args.name!,
           password,
           school: args.school!,
+          ...(args['school-name'] !== undefined ? { schoolName: args['school-name'] } : {}),
           ...(args.role ? { role: args.role as Role } : {}),
         },
         ctx.now(),
       );
       await recordAudit(
         ctx.db,
-        { kind: 'account.created', accountId: account.id, detail: { school: school.slug } },
+        { kind: 'account.created', accountId: account.id, detail: { school: school.slug, role } },
         ctx.now(),
       );
-      io.stdout(
-        `created account ${account.email} (${account.id}) in school ${school.slug}${schoolCreated ? ' (new school, as owner)' : ''}\n`,
-      );
+      const how = schoolCreated
+        ? `in the new school ${school.slug} ("${school.name}") as its owner`
+        : `in school ${school.slug} as ${role}${args.role ? '' : ' (the default role; --role owner makes an owner)'}`;
+      io.stdout(`created account ${account.email} (${account.id}) ${how}\n`);
     } catch (error) {
-      if (error instanceof AccountRuleError) throw new CommandError(error.message);
-      throw error;
+      throw accountFailure(error);
     }
   },
 });
 
 export const accountList = defineCommand({
   name: 'account list',
-  summary: 'List accounts',
+  summary: 'List accounts with their role in each school',
   options: {},
   async run(ctx, _args, io) {
-    const rows = await listAccounts(ctx.db);
+    const [rows, memberships] = await Promise.all([listAccounts(ctx.db), listMemberships(ctx.db)]);
+    const schools = new Map<string, string[]>();
+    for (const m of memberships) {
+      schools.set(m.account_id, [...(schools.get(m.account_id) ?? []), `${m.slug} (${m.role})`]);
+    }
     io.stdout(
       table(
         rows.map((a) => ({
           email: a.email,
           name: a.name,
           id: a.id,
-          school: a.schools,
+          schools: (schools.get(a.id) ?? []).join(', '),
           status: a.disabled ? 'disabled' : 'active',
           created: isoTime(a.created_at),
         })),
@@ -129,9 +184,7 @@ export const accountResetPassword = defineCommand({
   },
   async run(ctx, args, io) {
     const account = await existingAccount(ctx, args.email!);
-    const password = await readSecretFromStdin(io);
-    const problem = passwordProblem(password);
-    if (problem) throw new CommandError(problem);
+    const password = await passwordFromStdin(io, 'account reset-password');
     const passwordHash = await hashPassword(password);
     await ctx.db.transaction().execute(async (trx) => {
       await updateAccount(trx, account.id, { password_hash: passwordHash }, ctx.now());

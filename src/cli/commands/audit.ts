@@ -1,4 +1,5 @@
 import { normaliseEmail } from '../../accounts/accounts.js';
+import { AUDIT_KINDS } from '../../audit/audit.js';
 import { findAccountByEmail } from '../../storage/accounts.repository.js';
 import { listAuditEvents } from '../../storage/audit.repository.js';
 import { defineCommand, isoTime, table, UsageError } from '../command.js';
@@ -26,7 +27,7 @@ export const auditList = defineCommand({
     account: { type: 'string', description: 'only events of this account (email)' },
     client: { type: 'string', description: 'only events of this client_id' },
     since: { type: 'string', description: 'only events at or after this ISO-8601 time' },
-    kind: { type: 'string', description: 'only events of this kind, e.g. signin.failure' },
+    kind: { type: 'string', choices: AUDIT_KINDS, description: 'only events of this kind' },
     limit: { type: 'string', description: 'at most this many events (default 100)' },
   },
   async run(ctx, args, io) {

@@ -74,11 +74,14 @@ export const clientList = defineCommand({
   name: 'client list',
   summary:
     'List clients: registered integrations, self-registered (dynamic) clients and clients known from a metadata document',
-  options: { kind: { type: 'string', description: 'integration, dynamic or metadata_document' } },
+  options: {
+    kind: {
+      type: 'string',
+      choices: [...CLIENT_KINDS],
+      description: 'only registered integrations, self-registered clients or metadata-document clients',
+    },
+  },
   async run(ctx, args, io) {
-    if (args.kind !== undefined && !CLIENT_KINDS.includes(args.kind as ClientKind)) {
-      throw new UsageError(`--kind must be ${CLIENT_KINDS.join(', ')}, not "${args.kind}"`);
-    }
     const rows = await listClients(ctx.db, args.kind as ClientKind | undefined);
     io.stdout(
       table(

@@ -1,47 +1,72 @@
 import { recordAudit } from '../../audit/audit.js';
-import { rotateKeys } from '../../crypto/keys.js';
+import { KEY_RELOAD_INTERVAL, keyState, RotationPending, rotateKeys } from '../../crypto/keys.js';
 import { notifyKeysChanged } from '../../ops/key-sync.js';
 import { listAllKeys } from '../../storage/signing-keys.repository.js';
-import { defineCommand, isoTime, table } from '../command.js';
+import { CommandError, defineCommand, isoTime, table } from '../command.js';
+
+/** "2026-01-31T12:00:00Z (in 65 s)": a moment and how far away it is. */
+function moment(epoch: number, now: number): string {
+  const delta = epoch - now;
+  return `${isoTime(epoch)} (${delta >= 0 ? `in ${delta} s` : `${-delta} s ago`})`;
+}
 
 export const keysRotate = defineCommand({
   name: 'keys rotate',
-  summary: 'Create a new signing key; the previous one stays published until its ID tokens expire',
+  summary:
+    'Publish a new signing key now; it signs once cached JWKS copies have expired, and the current key stays published until its ID tokens expire',
   options: {},
   async run(ctx, _args, io) {
-    const row = await rotateKeys(ctx.db, {
-      idTokenTtl: ctx.config.idTokenTtl,
-      keyEncryptionSecret: ctx.config.keyEncryptionSecret,
-      now: ctx.now,
-    });
-    await recordAudit(ctx.db, { kind: 'key.rotated', detail: { kid: row.kid } }, ctx.now());
+    let rotation: Awaited<ReturnType<typeof rotateKeys>>;
+    try {
+      rotation = await rotateKeys(ctx.db, {
+        idTokenTtl: ctx.config.idTokenTtl,
+        keyEncryptionSecret: ctx.config.keyEncryptionSecret,
+        jwksMaxAge: ctx.config.jwksMaxAge,
+        now: ctx.now,
+      });
+    } catch (error) {
+      if (!(error instanceof RotationPending)) throw error;
+      throw new CommandError(
+        `signing key ${error.pending.kid} already waits to sign from ${moment(error.pending.activates_at, ctx.now())}; rotate again after that`,
+      );
+    }
+    const { key, previousUntil } = rotation;
+    const now = key.created_at;
+    await recordAudit(
+      ctx.db,
+      { kind: 'key.rotated', detail: { kid: key.kid, activates_at: key.activates_at } },
+      now,
+    );
     await notifyKeysChanged(ctx.db);
-    io.stdout(`new signing key ${row.kid} is active; running instances pick it up within seconds\n`);
+    io.stdout(
+      `new signing key ${key.kid}: published now (every running instance serves it within ${KEY_RELOAD_INTERVAL} s)\n` +
+        `it signs ID tokens from ${moment(key.activates_at, now)}, once JWKS copies cached for up to ${ctx.config.jwksMaxAge} s have expired\n` +
+        `the current key signs until then and stays published until ${moment(previousUntil, now)}, when its last ID tokens have expired\n`,
+    );
   },
 });
 
+const NEXT_STATE = { next: 'current', current: 'previous', previous: 'retired', retired: '' } as const;
+
 export const keysList = defineCommand({
   name: 'keys list',
-  summary: 'List signing keys',
+  summary: 'List signing keys: state (next, current, previous, retired) and when it changes',
   options: {},
   async run(ctx, _args, io) {
     const now = ctx.now();
     const rows = await listAllKeys(ctx.db);
     io.stdout(
       table(
-        rows.map((k) => ({
-          kid: k.kid,
-          alg: k.alg,
-          status:
-            k.retired_at === null
-              ? 'signing'
-              : k.retire_until !== null && k.retire_until > now
-                ? 'published'
-                : 'expired',
-          created: isoTime(k.created_at),
-          retired: isoTime(k.retired_at),
-          published_until: isoTime(k.retire_until),
-        })),
+        rows.map((k) => {
+          const { state, until } = keyState(k, now);
+          return {
+            kid: k.kid,
+            alg: k.alg,
+            state,
+            changes: until === null ? '' : `${NEXT_STATE[state]} at ${moment(until, now)}`,
+            created: isoTime(k.created_at),
+          };
+        }),
       ),
     );
   },

@@ -1,21 +1,25 @@
-import { AccountRuleError, createSchool } from '../../accounts/accounts.js';
+import { createSchool } from '../../accounts/accounts.js';
 import { listSchools } from '../../storage/accounts.repository.js';
-import { CommandError, defineCommand, isoTime, table } from '../command.js';
+import { defineCommand, isoTime, table } from '../command.js';
+import { accountFailure } from './account.js';
 
 export const schoolCreate = defineCommand({
   name: 'school create',
-  summary: 'Create a school',
+  summary: 'Create a school (slug and display name)',
   options: {
-    slug: { type: 'string', required: true, description: 'URL-safe identifier' },
-    name: { type: 'string', required: true, description: 'display name' },
+    slug: {
+      type: 'string',
+      required: true,
+      description: 'URL-safe identifier: lower-case letters, digits, inner hyphens',
+    },
+    name: { type: 'string', required: true, description: 'display name, such as "Maths Academy"' },
   },
   async run(ctx, args, io) {
     try {
       const school = await createSchool(ctx.db, { slug: args.slug!, name: args.name! }, ctx.now());
       io.stdout(`created school ${school.slug} (${school.id})\n`);
     } catch (error) {
-      if (error instanceof AccountRuleError) throw new CommandError(error.message);
-      throw error;
+      throw accountFailure(error);
     }
   },
 });

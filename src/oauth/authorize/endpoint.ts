@@ -14,7 +14,7 @@ import { sendPage, sendRedirect } from '../../pages/respond.js';
 import { expiredFormPage } from '../../pages/sign-in.routes.js';
 import type { EndpointLimits } from '../../rate-limit/endpoint-limits.js';
 import { CSRF_FIELD, checkCsrfToken, checkSigninCsrf } from '../../sessions/csrf.js';
-import { type ActiveSession, loadSession, startSession } from '../../sessions/sessions.js';
+import { type ActiveSession, endSession, loadSession, startSession } from '../../sessions/sessions.js';
 import { signInWithForm } from '../../sessions/sign-in.js';
 import { findClient, redirectUrisOf, saveMetadataClient } from '../../storage/clients.repository.js';
 import { findConsent, saveConsent } from '../../storage/consents.repository.js';
@@ -105,7 +105,7 @@ async function afterSignIn(x: Exchange, flow: Flow, session: ActiveSession): Pro
   if (flow.request.prompt.has('none')) {
     return redirectError(x, flow, 'consent_required', consentRequiredDescription(judgement));
   }
-  return showConsent(x.reply, flow, session, judgement.remembered ? consent?.updated_at : undefined);
+  return showConsent(x.ctx, x.reply, flow, session, judgement.remembered ? consent?.updated_at : undefined);
 }
 
 async function startFlow(x: Exchange, flow: Flow): Promise<FastifyReply> {
@@ -125,7 +125,8 @@ async function startFlow(x: Exchange, flow: Flow): Promise<FastifyReply> {
 }
 
 async function signInStep(x: Exchange, flow: Flow, body: Record<string, unknown>): Promise<FastifyReply> {
-  if (!checkSigninCsrf(x.ctx, x.request, body[CSRF_FIELD])) return sendPage(x.reply, 403, expiredFormPage());
+  if (!checkSigninCsrf(x.ctx, x.request, body[CSRF_FIELD]))
+    return sendPage(x.reply, 403, expiredFormPage(x.request.id));
   const outcome = await signInWithForm(x.ctx, x.request, x.reply, {
     email: body.email,
     password: body.password,
@@ -148,7 +149,7 @@ async function consentStep(x: Exchange, flow: Flow, body: Record<string, unknown
   // The session ended while the page was open: sign in again, the request is kept.
   if (!session) return showSignIn(x.ctx, x.request, x.reply, flow);
   if (!checkCsrfToken(session.csrfSecret, 'authorize', body[CSRF_FIELD]))
-    return sendPage(x.reply, 403, expiredFormPage());
+    return sendPage(x.reply, 403, expiredFormPage(x.request.id));
   const accountId = session.account.id;
   const now = x.ctx.now();
   if (body.decision !== 'allow') {
@@ -175,6 +176,23 @@ async function consentStep(x: Exchange, flow: Flow, body: Record<string, unknown
     now,
   );
   return issueCode(x, flow, session);
+}
+
+/** "Not you? Sign in as someone else": ends this session, then asks for a sign-in, same request. */
+async function switchStep(x: Exchange, flow: Flow, body: Record<string, unknown>): Promise<FastifyReply> {
+  const session = await loadSession(x.ctx, x.request);
+  if (session) {
+    if (!checkCsrfToken(session.csrfSecret, 'signout', body[CSRF_FIELD])) {
+      return sendPage(x.reply, 403, expiredFormPage(x.request.id));
+    }
+    await endSession(x.ctx, x.request, x.reply);
+    await recordAudit(
+      x.ctx.db,
+      { kind: 'signout', accountId: session.account.id, ip: x.request.ip },
+      x.ctx.now(),
+    );
+  }
+  return showSignIn(x.ctx, x.request, x.reply, flow);
 }
 
 /** The client and the verified redirect URI: from a registration row, or from a metadata document. */
@@ -213,6 +231,7 @@ async function authorize(x: Exchange, source: unknown): Promise<FastifyReply> {
   const body = formBody(x.request);
   if (body.step === 'signin') return signInStep(x, flow, body);
   if (body.step === 'consent') return consentStep(x, flow, body);
+  if (body.step === 'switch') return switchStep(x, flow, body);
   return startFlow(x, flow);
 }
 

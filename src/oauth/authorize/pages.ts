@@ -12,14 +12,16 @@ import { groupScopes } from '../../pages/scope-groups.js';
 import { signInPage } from '../../pages/sign-in.page.js';
 import { csrfToken, signinCsrfToken } from '../../sessions/csrf.js';
 import type { ActiveSession } from '../../sessions/sessions.js';
+import { membershipsOf } from '../../storage/accounts.repository.js';
 import type { Client } from '../../storage/schema.js';
 import { PATHS } from '../discovery.js';
+import { isSchoolScope } from '../scope-catalogue.js';
 import { isConfidential } from './consent-policy.js';
 import type { RequestParams } from './params.js';
 import type { AuthorizationRequest, MetadataIdentity, PageProblem } from './validate.js';
 
-/** The hidden `step` field says which page a POST answers. */
-export type Step = 'signin' | 'consent';
+/** The hidden `step` field says which page a POST answers (`switch`: "Not you?" on consent). */
+export type Step = 'signin' | 'consent' | 'switch';
 
 export interface Flow {
   readonly params: RequestParams;
@@ -61,12 +63,14 @@ export function showSignIn(
  * The consent page. `allowedBefore` (epoch seconds) is when the person last allowed this client
  * every requested scope, for a request that asks again anyway (public client, prompt=consent).
  */
-export function showConsent(
+export async function showConsent(
+  ctx: AppContext,
   reply: FastifyReply,
   flow: Flow,
   session: ActiveSession,
   allowedBefore?: number,
-): FastifyReply {
+): Promise<FastifyReply> {
+  const schoolBound = flow.request.scopes.some(isSchoolScope);
   const page = consentPage({
     action: PATHS.authorization,
     csrfToken: csrfToken(session.csrfSecret, 'authorize'),
@@ -83,6 +87,9 @@ export function showConsent(
       host: flow.metadata.host,
       trusted: flow.metadata.trusted,
     },
+    schoolBound,
+    schools: schoolBound ? await membershipsOf(ctx.db, session.account.id) : [],
+    switchAccount: { csrfToken: csrfToken(session.csrfSecret, 'signout'), hidden: hidden(flow, 'switch') },
   });
   return sendPage(reply, 200, page, { formTargets: formTargets(flow) });
 }
@@ -92,6 +99,11 @@ export function showProblem(reply: FastifyReply, problem: PageProblem): FastifyR
   return sendPage(
     reply,
     problem.status ?? 400,
-    errorPage({ title: problem.title, message: problem.message, code: problem.code }),
+    errorPage({
+      title: problem.title,
+      message: problem.message,
+      code: problem.code,
+      requestId: reply.request.id,
+    }),
   );
 }

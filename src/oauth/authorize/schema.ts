@@ -4,6 +4,7 @@
  * an error redirect (RFC 6749 §4.1.2.1), never with JSON, so validate.ts checks them itself.
  */
 import type { RouteShorthandOptions } from 'fastify';
+import { documentOnly } from '../../pages/form.js';
 
 const str = (description: string) => ({ type: 'string', description });
 
@@ -40,8 +41,6 @@ const RESPONSES = {
   },
 } as const;
 
-const noValidation = () => () => true;
-
 export const AUTHORIZE_SCHEMA: { get: RouteShorthandOptions; post: RouteShorthandOptions } = {
   get: {
     schema: {
@@ -50,7 +49,7 @@ export const AUTHORIZE_SCHEMA: { get: RouteShorthandOptions; post: RouteShorthan
       querystring: PARAMETERS,
       response: RESPONSES,
     },
-    validatorCompiler: noValidation,
+    validatorCompiler: documentOnly,
   },
   post: {
     schema: {
@@ -60,6 +59,6 @@ export const AUTHORIZE_SCHEMA: { get: RouteShorthandOptions; post: RouteShorthan
       body: PARAMETERS,
       response: { ...RESPONSES, 303: RESPONSES[302] },
     },
-    validatorCompiler: noValidation,
+    validatorCompiler: documentOnly,
   },
 };

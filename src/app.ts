@@ -26,7 +26,9 @@ import { installErrorMetrics, metricsRoute, observeAnswer } from './ops/metrics-
 import { assetRoutes } from './pages/assets.js';
 import { connectedAppsRoutes } from './pages/connected-apps.routes.js';
 import { signInRoutes } from './pages/sign-in.routes.js';
+import { installPageErrorHandler } from './pages/unavailable.js';
 import { requestId } from './request-id.js';
+import { databaseLabel } from './storage/label.js';
 import { installValidation } from './validation.js';
 
 export interface AppOptions {
@@ -37,7 +39,7 @@ export interface AppOptions {
 export async function createApp(ctx: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = buildFastify(ctx, options);
   installValidation(app);
-  installErrorHandlers(app);
+  installErrorHandlers(app, databaseLabel(ctx.config.databaseUrl));
   installErrorMetrics(app);
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
@@ -54,6 +56,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
   // Cookies belong to the browser pages: the token, API and metadata routes never parse them.
   await app.register(async (pages) => {
     await pages.register(cookie);
+    installPageErrorHandler(pages);
     await pages.register(async (scope) => authorizeRoutes(scope, ctx));
     await pages.register(async (scope) => signInRoutes(scope, ctx));
     await pages.register(async (scope) => connectedAppsRoutes(scope, ctx));

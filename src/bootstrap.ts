@@ -20,10 +20,11 @@ export async function bootstrap(
 ): Promise<AppContext> {
   const storage = await openStorage(config.databaseUrl, {
     poolSize: config.databasePoolSize,
+    timeoutSeconds: config.databaseTimeout,
     checkpointInBackground: options.server ?? false,
   });
   try {
-    await migrateToLatest(storage.db, storage.schema);
+    await migrateToLatest(storage.maintenanceDb, storage.schema);
     const keys = new KeyStore(storage.db, {
       idTokenTtl: config.idTokenTtl,
       keyEncryptionSecret: config.keyEncryptionSecret,

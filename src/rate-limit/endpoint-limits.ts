@@ -6,7 +6,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { readAuthorizationHeader } from '../resource-server/bearer.js';
-import { hit, limitKey } from './counter.js';
+import { whyUnavailable } from '../storage/unavailable.js';
+import { type HitResult, hit, limitKey } from './counter.js';
 import { rateLimited } from './rate-limited.js';
 
 const MINUTE = 60;
@@ -19,13 +20,30 @@ interface Rule {
   readonly limit: (config: AppContext['config']) => number;
   readonly key: (request: FastifyRequest) => string;
   readonly what: string;
+  /**
+   * Whether a hit that cannot be stored because the database can read but not write (a full
+   * disk) lets the request through uncounted, instead of answering 503.
+   */
+  readonly uncountedWhenFull?: boolean;
 }
+
+/** The database reads but cannot write: counting is impossible, serving a read is not. */
+const cannotWrite = (error: unknown): boolean => {
+  const reason = whyUnavailable(error);
+  return reason === 'disk_full' || reason === 'io_error';
+};
 
 function hook(ctx: Ctx, rule: Rule): RateLimitHooks {
   if (!ctx.config.rateLimits) return [];
   return [
     async (request) => {
-      const result = await hit(ctx.db, rule.key(request), rule.limit(ctx.config), MINUTE, ctx.now());
+      let result: HitResult;
+      try {
+        result = await hit(ctx.db, rule.key(request), rule.limit(ctx.config), MINUTE, ctx.now());
+      } catch (error) {
+        if (rule.uncountedWhenFull && cannotWrite(error)) return;
+        throw error;
+      }
       if (!result.allowed) throw rateLimited(result.retryAfter, rule.what);
     },
   ];
@@ -63,7 +81,9 @@ export function tokenRateLimit(ctx: Ctx): RateLimitHooks {
 
 /**
  * RATE_LIMIT_API requests per minute per access token (keyed by its hash, never the token);
- * anonymous requests count per IP. Attach as `onRequest` on the API routes.
+ * anonymous requests count per IP. Attach as `onRequest` on the API routes. On a full disk the
+ * API's reads keep working, uncounted (docs/decisions.md "When the disk is full"); its writes
+ * fail on their own with 503.
  */
 export function apiRateLimit(ctx: Ctx): RateLimitHooks {
   return hook(ctx, {
@@ -75,5 +95,6 @@ export function apiRateLimit(ctx: Ctx): RateLimitHooks {
         : limitKey('api:ip', request.ip);
     },
     what: 'API requests with this token',
+    uncountedWhenFull: true,
   });
 }

@@ -86,5 +86,9 @@ function buildFastify(ctx: AppContext, options: AppOptions): FastifyInstance {
     clientErrorHandler: answerClientError,
     genReqId: requestId,
     routerOptions: { maxParamLength: 200 },
+    // During a graceful shutdown a request that arrives on a connection already open is served
+    // (then the connection closes), not refused with 503: the balancer's kept-alive connections
+    // would otherwise turn a rolling restart into failed requests (src/ops/shutdown.ts).
+    return503OnClosing: false,
   });
 }

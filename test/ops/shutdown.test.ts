@@ -74,7 +74,7 @@ describe('graceful shutdown', () => {
     // The balancer's next request on its kept-alive connection, pipelined behind the one in flight.
     connection.finishRequest('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     const received = await connection.response();
-    const answers = [...received.matchAll(/HTTP\/1\.1 (\d{3})[^]*?\r\n\r\n/g)];
+    const answers = [...received.matchAll(/HTTP\/1\.1 (\d{3})[\s\S]*?\r\n\r\n/g)];
     assert.equal(answers.length, 2, received);
     assert.match(answers[0]![1]!, /^4\d\d$/, `the token request in flight is answered: ${received}`);
     assert.equal(answers[1]![1], '200', `the request that came during shutdown is served: ${received}`);

@@ -47,6 +47,10 @@ export async function runCli(
     }
     const args = parseOptions(command, rest);
     const config = loadConfig(env);
+    if (command.bare) {
+      await command.run(config, args as never, io);
+      return 0;
+    }
     ctx = await bootstrap(config, now);
     await command.run(ctx, args as never, io);
     return 0;

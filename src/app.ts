@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { apiRoutes } from './api/index.js';
 import { answerClientError } from './client-error.js';
+import { forwardClock } from './clock.js';
 import type { AppContext } from './context.js';
 import { authMdRoute } from './docs/auth-md.js';
 import { openApiRoute, registerOpenApi } from './docs/openapi.js';
@@ -36,8 +37,18 @@ export interface AppOptions {
   readonly logStream?: NodeJS.WritableStream | DestinationStream;
 }
 
-export async function createApp(ctx: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
-  const app = buildFastify(ctx, options);
+export async function createApp(given: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = buildFastify(given, options);
+  // Every route judges lifetimes and single use by a clock that never runs backwards (clock.ts).
+  const ctx: AppContext = {
+    ...given,
+    now: forwardClock(given.now, (seconds) =>
+      app.log.warn(
+        { seconds },
+        'the system clock stepped back; time keeps moving forward from where it was until the clock catches up',
+      ),
+    ),
+  };
   installValidation(app);
   installErrorHandlers(app, databaseLabel(ctx.config.databaseUrl));
   installErrorMetrics(app);

@@ -17,7 +17,7 @@ import SQLite from 'better-sqlite3';
 import { openStorage } from '../../src/storage/connect.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { multipartBody } from '../helpers/api.js';
-import { authorizeViaPages, createPerson, pkcePair } from '../helpers/flow.js';
+import { authorizeViaPages, Browser, createPerson, pkcePair, readForm } from '../helpers/flow.js';
 import { assertNothingHalfWritten } from '../helpers/integrity.js';
 import { postForm } from '../helpers/load.js';
 import { startServer } from '../helpers/server-process.js';
@@ -160,6 +160,32 @@ describe('a full disk on SQLite', { skip: problem && !CI ? problem : false }, ()
     );
     assert.equal((JSON.parse(last.body) as { error: string }).error, 'temporarily_unavailable');
     assert.match(last.headers.get('retry-after') ?? '', /^\d+$/);
+    // A person signing in cannot get a session: RFC 6749 §4.1.2.1, the client hears
+    // temporarily_unavailable at its redirect URI (the request was verified first).
+    const visitor = new Browser(server.url);
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      scope: 'openid',
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: 'S256',
+      state: 'full-disk',
+    });
+    const signInPage = await visitor.get(`/oauth/authorize?${query}`);
+    assert.equal(signInPage.status, 200, 'the sign-in page only reads');
+    const form = readForm(await signInPage.text());
+    const signedIn = await visitor.post(form.action, {
+      ...form.fields,
+      email: person.email,
+      password: person.password,
+    });
+    assert.equal(signedIn.status, 303);
+    const back = new URL(signedIn.headers.get('location')!);
+    assert.equal(`${back.origin}${back.pathname}`, REDIRECT);
+    assert.equal(back.searchParams.get('error'), 'temporarily_unavailable');
+    assert.equal(back.searchParams.get('state'), 'full-disk');
+    assert.equal(back.searchParams.get('iss'), server.url);
     // A file upload lands on the same disk: a 503 too, not a 400 blaming the request.
     const file = multipartBody('notes.txt', 'x'.repeat(64 * 1024));
     const upload = await timedFetch(`${server.url}/api/v1/schools/disk-school/uploads`, {

@@ -15,11 +15,10 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import pg from 'pg';
 import { openStorage } from '../../src/storage/connect.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { dropSchema, freePort, newSchemaName, PG_URL } from '../helpers/app.js';
+import { dropSchema, freePort, type ListeningApp, listenApp, newSchemaName, PG_URL } from '../helpers/app.js';
 import { cli } from '../helpers/cli.js';
 import { authorizeViaPages, Browser, createPerson, type Person, pkcePair } from '../helpers/flow.js';
 import { type Issued, Load, postForm } from '../helpers/load.js';
-import { type ServerProcess, startServer } from '../helpers/server-process.js';
 import { waitFor } from '../helpers/wait.js';
 
 const LOOPBACK = 'http://127.0.0.1:9999/callback';
@@ -144,7 +143,7 @@ describe('backup and restore', () => {
     };
     assert.equal((await cli(url, ['keys', 'rotate'])).code, 0);
 
-    let server: ServerProcess = await startServer({ DATABASE_URL: url, DATA_DIR: dir });
+    let server: ListeningApp = await listenApp({ DATABASE_URL: url, DATA_DIR: dir });
     stopAll(t, () => server.stop());
     const browser = new Browser(server.url);
     const before = await tokensFor(server.url, integration, { browser, person });
@@ -175,14 +174,14 @@ describe('backup and restore', () => {
       10_000,
     );
     await load.stop();
-    assert.equal(await server.stop(), 0);
+    await server.stop();
 
     const restoredDir = mkdtempSync(join(tmpdir(), 'sa-restored-'));
     const restoredUrl = `sqlite:${join(restoredDir, 'db.sqlite')}`;
     const restored = await cli(restoredUrl, ['restore', '--from', backupFile]);
     assert.equal(restored.code, 0, restored.stderr);
     // Same port, so the same issuer: the tokens' audience.
-    server = await startServer({
+    server = await listenApp({
       DATABASE_URL: restoredUrl,
       DATA_DIR: restoredDir,
       PORT: String(server.port),
@@ -241,7 +240,7 @@ describe('backup and restore', () => {
     const databaseUrl = `${PG_URL}${PG_URL!.includes('?') ? '&' : '?'}schema=${schema}`;
     const port = await freePort();
     const env = { ISSUER: `http://127.0.0.1:${port}`, PORT: String(port) };
-    let server = await startServer({ ...env, DATABASE_URL: databaseUrl });
+    let server = await listenApp({ ...env, DATABASE_URL: databaseUrl });
     stopAll(
       t,
       () => server.stop(),
@@ -275,7 +274,7 @@ describe('backup and restore', () => {
       `--dbname=${PG_URL!.split('?')[0]}`,
     ]);
     await load.stop();
-    assert.equal(await server.stop(), 0);
+    await server.stop();
 
     const fresh = `sa_restore_${newSchemaName()}`;
     const admin = new pg.Client({ connectionString: PG_URL });
@@ -291,7 +290,7 @@ describe('backup and restore', () => {
     execFileSync('pg_restore', ['--no-owner', `--dbname=${freshUrl}`, dump]);
 
     freshUrl.searchParams.set('schema', schema);
-    server = await startServer({ ...env, DATABASE_URL: freshUrl.toString() });
+    server = await listenApp({ ...env, DATABASE_URL: freshUrl.toString() });
     assert.equal((await userinfo(server.url, before.access_token)).status, 200);
     const rotated = await refresh(server.url, clientId, before.refresh_token);
     assert.equal(rotated.status, 200, await rotated.clone().text());

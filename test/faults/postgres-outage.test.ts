@@ -7,14 +7,14 @@
  * lost can be sent again.
  */
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { describe, it, type TestContext } from 'node:test';
 import { openStorage, type Storage } from '../../src/storage/connect.js';
-import { dropSchema, freePort, newSchemaName, PG_URL } from '../helpers/app.js';
+import { dropSchema, listenApp, newSchemaName, PG_URL } from '../helpers/app.js';
 import { cli } from '../helpers/cli.js';
 import { authorizeViaPages, createPerson, type Person, pkcePair } from '../helpers/flow.js';
 import { assertNothingHalfWritten } from '../helpers/integrity.js';
 import { Load, type Outcome, postForm } from '../helpers/load.js';
-import { type ServerProcess, startServer } from '../helpers/server-process.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { sleep, timedFetch, waitFor } from '../helpers/wait.js';
 import { type Cluster, startCluster } from '../multi-instance/cluster.js';
@@ -124,10 +124,14 @@ describe('PostgreSQL goes away', { skip: PG_URL ? false : 'PostgreSQL not availa
     for (const o of load.outcomes) {
       assert.ok(o.status !== 0, `${o.kind} ${o.url}: an answer, not a failed connection (${o.error})`);
       if (o.status >= 500) assertUnavailable(o);
-      assert.ok(
-        o.end - o.start <= DATABASE_TIMEOUT_MS + SLACK_MS,
-        `${o.kind} ${o.url} took ${o.end - o.start} ms`,
-      );
+      // While the database is away no request waits longer than DATABASE_TIMEOUT (before and
+      // after, only the machine's load decides).
+      if (o.end >= cutAt && o.start <= restoreAt) {
+        assert.ok(
+          o.end - o.start <= DATABASE_TIMEOUT_MS + SLACK_MS,
+          `${o.kind} ${o.url} took ${o.end - o.start} ms`,
+        );
+      }
     }
     const after = load.outcomes.filter((o) => o.start >= recoveredAt);
     assert.ok(
@@ -189,14 +193,21 @@ describe('PostgreSQL goes away', { skip: PG_URL ? false : 'PostgreSQL not availa
     const schema = newSchemaName();
     cleanup.push(() => dropSchema(schema));
     const databaseUrl = `${PG_URL}${PG_URL!.includes('?') ? '&' : '?'}schema=${schema}`;
-    const port = await freePort();
-    const server: ServerProcess = await startServer({
-      DATABASE_URL: proxy.rewrite(databaseUrl),
-      DATABASE_TIMEOUT: '1',
-      DATABASE_POOL_SIZE: '4',
-      ISSUER: `http://127.0.0.1:${port}`,
-      PORT: String(port),
-    });
+    const logs: string[] = [];
+    const server = await listenApp(
+      {
+        DATABASE_URL: proxy.rewrite(databaseUrl),
+        DATABASE_TIMEOUT: '1',
+        DATABASE_POOL_SIZE: '4',
+        LOG_LEVEL: 'error',
+      },
+      new Writable({
+        write(chunk, _encoding, done) {
+          logs.push(chunk.toString());
+          done();
+        },
+      }),
+    );
     cleanup.push(() => server.stop());
     const storage = await openStorage(databaseUrl);
     cleanup.push(() => storage.close());
@@ -249,7 +260,7 @@ describe('PostgreSQL goes away', { skip: PG_URL ? false : 'PostgreSQL not availa
     assert.equal(ready.status, 503);
     assert.ok(ready.ms < 2000, `/readyz answered in ${ready.ms} ms`);
     assert.match(
-      server.output(),
+      logs.join(''),
       /database did not answer within DATABASE_TIMEOUT \(postgres 127\.0\.0\.1:\d+\//,
     );
 
@@ -263,6 +274,5 @@ describe('PostgreSQL goes away', { skip: PG_URL ? false : 'PostgreSQL not availa
     assert.ok(Date.now() - restoredAt <= 5000);
     // The refresh never reached the database: sent again, it rotates.
     assert.equal((await refresh()).status, 200);
-    assert.equal(server.child.exitCode, null);
   });
 });

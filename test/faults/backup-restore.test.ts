@@ -17,8 +17,15 @@ import { openStorage } from '../../src/storage/connect.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { dropSchema, freePort, type ListeningApp, listenApp, newSchemaName, PG_URL } from '../helpers/app.js';
 import { cli } from '../helpers/cli.js';
-import { authorizeViaPages, Browser, createPerson, type Person, pkcePair } from '../helpers/flow.js';
-import { type Issued, Load, postForm } from '../helpers/load.js';
+import { Browser, createPerson } from '../helpers/flow.js';
+import { type Issued, Load } from '../helpers/load.js';
+import {
+  postForm,
+  refreshTokens,
+  registerClient,
+  type Tokens,
+  tokensViaPages,
+} from '../helpers/remote-client.js';
 import { waitFor } from '../helpers/wait.js';
 
 const LOOPBACK = 'http://127.0.0.1:9999/callback';
@@ -36,66 +43,8 @@ function missingPgTools(): string | undefined {
 }
 const INTEGRATION = 'https://app.example.com/callback';
 
-interface Tokens {
-  access_token: string;
-  refresh_token: string;
-  id_token?: string;
-}
-
-async function registerDynamic(at: string): Promise<string> {
-  const response = await fetch(`${at}/api/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ redirect_uris: [LOOPBACK], client_name: 'Backup agent' }),
-  });
-  assert.equal(response.status, 201);
-  return ((await response.json()) as { client_id: string }).client_id;
-}
-
-/** A code through the pages (signing in and allowing when asked), exchanged for tokens. */
-async function tokensFor(
-  at: string,
-  client: { id: string; secret?: string; redirect: string },
-  options: { browser?: Browser; person?: Person; prompt?: string } = {},
-): Promise<Tokens> {
-  const pkce = pkcePair();
-  const redirect = await authorizeViaPages({
-    baseUrl: at,
-    ...(options.browser ? { browser: options.browser } : {}),
-    params: {
-      client_id: client.id,
-      redirect_uri: client.redirect,
-      scope: 'openid profile account:read',
-      code_challenge: pkce.challenge,
-      ...(options.prompt ? { prompt: options.prompt } : {}),
-    },
-    ...(options.person ? { email: options.person.email, password: options.person.password } : {}),
-    decision: 'allow',
-  });
-  const code = redirect.searchParams.get('code');
-  assert.ok(code, `a code: ${redirect}`);
-  const response = await postForm(`${at}/api/oauth/token`, {
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: client.redirect,
-    code_verifier: pkce.verifier,
-    client_id: client.id,
-    ...(client.secret ? { client_secret: client.secret } : {}),
-  });
-  assert.equal(response.status, 200, await response.clone().text());
-  return (await response.json()) as Tokens;
-}
-
 const userinfo = (at: string, token: string) =>
   fetch(`${at}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${token}` } });
-
-const refresh = (at: string, clientId: string, token: string, secret?: string) =>
-  postForm(`${at}/api/oauth/token`, {
-    grant_type: 'refresh_token',
-    refresh_token: token,
-    client_id: clientId,
-    ...(secret ? { client_secret: secret } : {}),
-  });
 
 /** Tokens the load was answered before `moment`: their access tokens and chains' newest refresh tokens work. */
 async function assertStillWork(at: string, clientId: string, issued: readonly Issued[], moment: number) {
@@ -106,8 +55,8 @@ async function assertStillWork(at: string, clientId: string, issued: readonly Is
     assert.equal(response.status, 200, `an access token answered before the copy: ${await response.text()}`);
   }
   for (const { refreshToken } of before.filter((i) => i.kind === 'refresh').slice(-8)) {
-    const response = await refresh(at, clientId, refreshToken);
-    assert.equal(response.status, 200, `a refresh token answered before the copy: ${await response.text()}`);
+    const response = await refreshTokens(at, { id: clientId }, refreshToken);
+    assert.equal(response.status, 200, `a refresh token answered before the copy: ${response.body}`);
   }
 }
 
@@ -146,8 +95,8 @@ describe('backup and restore', () => {
     let server: ListeningApp = await listenApp({ DATABASE_URL: url, DATA_DIR: dir });
     stopAll(t, () => server.stop());
     const browser = new Browser(server.url);
-    const before = await tokensFor(server.url, integration, { browser, person });
-    const dynamicId = await registerDynamic(server.url);
+    const before = await tokensViaPages(server.url, integration, { browser, person });
+    const dynamicId = await registerClient(server.url, LOOPBACK);
     const load = new Load({
       targets: [server.url],
       clientId: dynamicId,
@@ -188,21 +137,18 @@ describe('backup and restore', () => {
     });
 
     // The session and the remembered consent: a silent authorization of the integration.
-    const silent = await tokensFor(server.url, integration, { browser, prompt: 'none' });
+    const silent = await tokensViaPages(server.url, integration, { browser, prompt: 'none' });
     assert.equal((await userinfo(server.url, silent.access_token)).status, 200);
     // The grant: its tokens from before.
     assert.equal((await userinfo(server.url, before.access_token)).status, 200);
-    assert.equal(
-      (await refresh(server.url, integration.id, before.refresh_token, integration.secret)).status,
-      200,
-    );
+    assert.equal((await refreshTokens(server.url, integration, before.refresh_token)).status, 200);
     // The keys: an ID token signed before verifies with the restored JWKS.
     const jwks = createRemoteJWKSet(new URL(`${server.url}/.well-known/jwks.json`));
     await jwtVerify(before.id_token!, jwks, { issuer: server.url, audience: integration.id });
     await jwtVerify(silent.id_token!, jwks, { issuer: server.url, audience: integration.id });
     // The dynamic client and the load's tokens.
     await assertStillWork(server.url, dynamicId, load.issued, backupStarted);
-    await tokensFor(server.url, { id: dynamicId, redirect: LOOPBACK }, { person });
+    await tokensViaPages(server.url, { id: dynamicId, redirect: LOOPBACK }, { person });
   });
 
   it('the CLI says what it cannot do: exit 2 for wrong arguments, 1 for what cannot be done', async () => {
@@ -249,8 +195,8 @@ describe('backup and restore', () => {
     const storage = await openStorage(databaseUrl);
     const person = await createPerson(storage.db);
     await storage.close();
-    const clientId = await registerDynamic(server.url);
-    const before = await tokensFor(server.url, { id: clientId, redirect: LOOPBACK }, { person });
+    const clientId = await registerClient(server.url, LOOPBACK);
+    const before = await tokensViaPages(server.url, { id: clientId, redirect: LOOPBACK }, { person });
     const load = new Load({
       targets: [server.url],
       clientId,
@@ -292,13 +238,15 @@ describe('backup and restore', () => {
     freshUrl.searchParams.set('schema', schema);
     server = await listenApp({ ...env, DATABASE_URL: freshUrl.toString() });
     assert.equal((await userinfo(server.url, before.access_token)).status, 200);
-    const rotated = await refresh(server.url, clientId, before.refresh_token);
-    assert.equal(rotated.status, 200, await rotated.clone().text());
+    const rotated = await refreshTokens(server.url, { id: clientId }, before.refresh_token);
+    assert.equal(rotated.status, 200, rotated.body);
     await assertStillWork(server.url, clientId, load.issued, dumpStarted);
     // The whole flow on the restored database: sign in, allow, exchange, call, refresh, revoke.
-    const after = await tokensFor(server.url, { id: clientId, redirect: LOOPBACK }, { person });
+    const after = await tokensViaPages(server.url, { id: clientId, redirect: LOOPBACK }, { person });
     assert.equal((await userinfo(server.url, after.access_token)).status, 200);
-    const next = (await (await refresh(server.url, clientId, after.refresh_token)).json()) as Tokens;
+    const next = JSON.parse(
+      (await refreshTokens(server.url, { id: clientId }, after.refresh_token)).body,
+    ) as Tokens;
     const revoked = await postForm(`${server.url}/api/oauth/revoke`, {
       token: next.refresh_token,
       client_id: clientId,

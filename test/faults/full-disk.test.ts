@@ -17,9 +17,9 @@ import SQLite from 'better-sqlite3';
 import { openStorage } from '../../src/storage/connect.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { multipartBody } from '../helpers/api.js';
-import { authorizeViaPages, Browser, createPerson, pkcePair, readForm } from '../helpers/flow.js';
+import { Browser, createPerson, pkcePair, readForm } from '../helpers/flow.js';
 import { assertNothingHalfWritten } from '../helpers/integrity.js';
-import { postForm } from '../helpers/load.js';
+import { postForm, refreshTokens, tokensViaPages } from '../helpers/remote-client.js';
 import { startServer } from '../helpers/server-process.js';
 import { timedFetch, waitFor } from '../helpers/wait.js';
 
@@ -92,37 +92,12 @@ describe('a full disk on SQLite', { skip: problem && !CI ? problem : false }, ()
         body: JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'Disk agent' }),
       });
     const clientId = (JSON.parse((await register()).body) as { client_id: string }).client_id;
-    const pkce = pkcePair();
-    const redirect = await authorizeViaPages({
-      baseUrl: server.url,
-      params: {
-        client_id: clientId,
-        redirect_uri: REDIRECT,
-        scope: 'openid profile account:read storage:write',
-        code_challenge: pkce.challenge,
-      },
-      email: person.email,
-      password: person.password,
-      decision: 'allow',
+    const client = { id: clientId, redirect: REDIRECT };
+    let tokens = await tokensViaPages(server.url, client, {
+      person,
+      scope: 'openid profile account:read storage:write',
     });
-    const exchanged = await postForm(`${server.url}/api/oauth/token`, {
-      grant_type: 'authorization_code',
-      code: redirect.searchParams.get('code')!,
-      redirect_uri: REDIRECT,
-      client_id: clientId,
-      code_verifier: pkce.verifier,
-    });
-    let tokens = (await exchanged.json()) as { access_token: string; refresh_token: string };
-    const refresh = () =>
-      timedFetch(`${server.url}/api/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'refresh_token',
-          refresh_token: tokens.refresh_token,
-          client_id: clientId,
-        }).toString(),
-      });
+    const refresh = () => refreshTokens(server.url, client, tokens.refresh_token);
     // Access tokens never yet shown to the API: the first protected GET of each starts a new
     // rate-limit counter, a write, while the disk is full.
     const unused: string[] = [tokens.access_token];

@@ -12,9 +12,16 @@ import { describe, it, type TestContext } from 'node:test';
 import { openStorage, type Storage } from '../../src/storage/connect.js';
 import { dropSchema, listenApp, newSchemaName, PG_URL } from '../helpers/app.js';
 import { cli } from '../helpers/cli.js';
-import { authorizeViaPages, createPerson, type Person, pkcePair } from '../helpers/flow.js';
+import { createPerson, type Person } from '../helpers/flow.js';
 import { assertNothingHalfWritten } from '../helpers/integrity.js';
-import { Load, type Outcome, postForm } from '../helpers/load.js';
+import { Load, type Outcome } from '../helpers/load.js';
+import {
+  getAccount,
+  postForm,
+  refreshTokens,
+  registerClient,
+  tokensViaPages,
+} from '../helpers/remote-client.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { sleep, timedFetch, waitFor } from '../helpers/wait.js';
 import { type Cluster, startCluster } from '../multi-instance/cluster.js';
@@ -31,18 +38,7 @@ function proxyFor(url: string): Promise<TcpProxy> {
   return new TcpProxy(target.hostname, Number(target.port || 5432)).start();
 }
 
-async function register(at: string): Promise<string> {
-  const response = await fetch(`${at}/api/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'Outage agent' }),
-  });
-  assert.equal(response.status, 201);
-  return ((await response.json()) as { client_id: string }).client_id;
-}
-
-const account = (at: string, token: string) =>
-  timedFetch(`${at}/api/v1/account`, { headers: { authorization: `Bearer ${token}` } });
+const register = (at: string) => registerClient(at, REDIRECT, 'Outage agent');
 
 /** What a client may see from a database outage: a 503 it can read and retry, and nothing else. */
 function assertUnavailable(o: Outcome): void {
@@ -109,7 +105,7 @@ describe('PostgreSQL goes away', { skip: PG_URL ? false : 'PostgreSQL not availa
     for (const server of servers) {
       const took = await waitFor(
         `${server.url} serves again`,
-        async () => (await account(server.url, before[0]!.accessToken)).status === 200,
+        async () => (await getAccount(server.url, before[0]!.accessToken)).status === 200,
         DATABASE_TIMEOUT_MS + SLACK_MS,
       );
       assert.ok(Date.now() - restoreAt <= 5000 + SLACK_MS, `${server.url} served again after ${took} ms`);
@@ -141,7 +137,7 @@ describe('PostgreSQL goes away', { skip: PG_URL ? false : 'PostgreSQL not availa
 
     // Every token issued before the outage still works, at either instance.
     for (const [i, issued] of before.slice(-30).entries()) {
-      const response = await account(servers[i % 2]!.url, issued.accessToken);
+      const response = await getAccount(servers[i % 2]!.url, issued.accessToken);
       assert.equal(response.status, 200, `an access token issued before the outage: ${response.body}`);
     }
     for (const [i, issued] of before
@@ -213,41 +209,13 @@ describe('PostgreSQL goes away', { skip: PG_URL ? false : 'PostgreSQL not availa
     cleanup.push(() => storage.close());
     const person: Person = await createPerson(storage.db);
     const clientId = await register(server.url);
-    const pkce = pkcePair();
-    const redirect = await authorizeViaPages({
-      baseUrl: server.url,
-      params: {
-        client_id: clientId,
-        redirect_uri: REDIRECT,
-        scope: 'openid account:read',
-        code_challenge: pkce.challenge,
-      },
-      email: person.email,
-      password: person.password,
-      decision: 'allow',
-    });
-    const exchanged = await postForm(`${server.url}/api/oauth/token`, {
-      grant_type: 'authorization_code',
-      code: redirect.searchParams.get('code')!,
-      redirect_uri: REDIRECT,
-      client_id: clientId,
-      code_verifier: pkce.verifier,
-    });
-    const tokens = (await exchanged.json()) as { access_token: string; refresh_token: string };
+    const client = { id: clientId, redirect: REDIRECT };
+    const tokens = await tokensViaPages(server.url, client, { person });
 
     proxy.cut('stall');
-    const refresh = () =>
-      timedFetch(`${server.url}/api/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'refresh_token',
-          refresh_token: tokens.refresh_token,
-          client_id: clientId,
-        }).toString(),
-      });
+    const refresh = () => refreshTokens(server.url, client, tokens.refresh_token);
     const answers = await Promise.all([
-      ...Array.from({ length: 8 }, () => account(server.url, tokens.access_token)),
+      ...Array.from({ length: 8 }, () => getAccount(server.url, tokens.access_token)),
       ...Array.from({ length: 3 }, refresh),
     ]);
     for (const answer of answers) {
@@ -268,7 +236,7 @@ describe('PostgreSQL goes away', { skip: PG_URL ? false : 'PostgreSQL not availa
     await proxy.restore();
     await waitFor(
       'serves again',
-      async () => (await account(server.url, tokens.access_token)).status === 200,
+      async () => (await getAccount(server.url, tokens.access_token)).status === 200,
       5000,
     );
     assert.ok(Date.now() - restoredAt <= 5000);

@@ -12,6 +12,7 @@ import { Balancer } from '../helpers/balancer.js';
 import { createPerson } from '../helpers/flow.js';
 import { assertNothingHalfWritten } from '../helpers/integrity.js';
 import { Load } from '../helpers/load.js';
+import { registerClient } from '../helpers/remote-client.js';
 import { type ServerProcess, startServer } from '../helpers/server-process.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -43,12 +44,7 @@ describe('a redeploy under load', { skip: PG_URL ? false : 'PostgreSQL not avail
     const storage = await openStorage(databaseUrl);
     t.after(() => storage.close());
     const person = await createPerson(storage.db);
-    const registered = await fetch(`${balancer.url}/api/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'Redeploy agent' }),
-    });
-    const clientId = ((await registered.json()) as { client_id: string }).client_id;
+    const clientId = await registerClient(balancer.url, REDIRECT, 'Redeploy agent');
     const load = new Load({
       targets: [balancer.url],
       clientId,

@@ -6,6 +6,7 @@
  * fault did to each request and send the unanswered ones again.
  */
 import { Browser, pkcePair, readForm } from './flow.js';
+import { postForm } from './remote-client.js';
 
 export interface Outcome {
   readonly kind: 'authorize' | 'signin' | 'consent' | 'token' | 'refresh' | 'api';
@@ -46,14 +47,6 @@ export interface LoadOptions {
   readonly agents: number;
   /** Pause after a failed step, so a fault is not a busy loop. */
   readonly pauseMs?: number;
-}
-
-export function postForm(url: string, form: Record<string, string>): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(form).toString(),
-  });
 }
 
 export class Load {

@@ -9,7 +9,10 @@ import { openStorage } from './storage/connect.js';
 import { migrateToLatest } from './storage/migrate.js';
 
 export interface BootstrapOptions {
-  /** The server: SQLite WAL checkpoints on a worker thread (src/storage/wal-checkpoints.ts). */
+  /**
+   * The server: SQLite WAL checkpoints on a worker thread (src/storage/wal-checkpoints.ts), and
+   * requests' statements bound by DATABASE_TIMEOUT. A CLI command may wait as long as it needs.
+   */
   readonly server?: boolean;
 }
 
@@ -31,7 +34,7 @@ export async function bootstrap(
       now,
     });
     await keys.reload();
-    return { config, storage, db: storage.db, keys, now };
+    return { config, storage, db: options.server ? storage.db : storage.maintenanceDb, keys, now };
   } catch (error) {
     await storage.close();
     throw error;

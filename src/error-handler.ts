@@ -48,7 +48,10 @@ const UNAVAILABLE: Readonly<
   },
 };
 
-/** RFC 6749 §4.1.2.1 / §5.2 temporarily_unavailable, for a database fault a retry can outlive. */
+/**
+ * RFC 6749 §4.1.2.1's temporarily_unavailable (also the JSON error of every other endpoint), for
+ * a database fault a retry can outlive.
+ */
 export function unavailableError(reason: UnavailableReason): OAuthError {
   const { description, retryAfter } = UNAVAILABLE[reason];
   return new OAuthError('temporarily_unavailable', description, 503, { 'retry-after': String(retryAfter) });

@@ -5,7 +5,7 @@ import { unavailableError } from './error-handler.js';
 import { whyUnavailable } from './storage/unavailable.js';
 
 /** A load balancer's health check must not hang with the database: /readyz answers within this. */
-export const READY_WITHIN_MS = 2000;
+const READY_WITHIN_MS = 2000;
 
 /** The probe, or a rejection once `ms` have passed (the probe itself ends within DATABASE_TIMEOUT). */
 function probe(ctx: AppContext, ms: number): Promise<unknown> {

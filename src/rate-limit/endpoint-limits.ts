@@ -82,7 +82,7 @@ export function tokenRateLimit(ctx: Ctx): RateLimitHooks {
 /**
  * RATE_LIMIT_API requests per minute per access token (keyed by its hash, never the token);
  * anonymous requests count per IP. Attach as `onRequest` on the API routes. On a full disk the
- * API's reads keep working, uncounted (docs/decisions.md "When the disk is full"); its writes
+ * API's reads keep working, uncounted (docs/decisions.md "When the database fails"); its writes
  * fail on their own with 503.
  */
 export function apiRateLimit(ctx: Ctx): RateLimitHooks {

@@ -59,6 +59,20 @@ export function holdsDatabase(path: string, timeoutMs: number): boolean {
   }
 }
 
+/**
+ * The copy carries the source's WAL mode: switched to a rollback journal, its `-wal` is folded
+ * in and removed, so the backup is one file that can be moved, renamed and opened read-only
+ * alone. (The service switches it back to WAL when it opens it.)
+ */
+function selfContained(path: string, timeoutMs: number): void {
+  const database = openDatabase(path, timeoutMs);
+  try {
+    database.pragma('journal_mode = DELETE');
+  } finally {
+    database.close();
+  }
+}
+
 async function copy(from: SQLite.Database, to: string): Promise<CopyResult> {
   // The first step sizes the copy, every later one copies everything left: a step runs under one
   // read transaction, and a write by another connection between two steps restarts the copy.
@@ -78,6 +92,7 @@ export async function backupSqlite(source: string, target: string, timeoutMs: nu
   const database = openDatabase(source, timeoutMs);
   try {
     const result = await copy(database, partial);
+    selfContained(partial, timeoutMs);
     checkDatabase(partial, timeoutMs);
     renameSync(partial, target);
     return result;

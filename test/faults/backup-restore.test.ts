@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
@@ -117,6 +117,11 @@ describe('backup and restore', () => {
     assert.equal(backedUp.code, 0, backedUp.stderr);
     assert.match(backedUp.stdout, /backed up .* to .*backup\.sqlite \(\d+ pages, integrity_check ok\)/);
     assert.equal(statSync(backupFile).mode & 0o777, 0o600, 'the copy is readable by its owner only');
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => name.includes('backup')),
+      ['backup.sqlite'],
+      'one self-contained file: no -wal, -shm or partial copy beside it',
+    );
     await waitFor(
       'load goes on after the backup',
       () => load.issued.some((i) => i.at > Date.now() - 500),

@@ -38,12 +38,19 @@ export async function registerClient(at: string, redirect: string, name = 'Fault
   return ((await response.json()) as { client_id: string }).client_id;
 }
 
-/** A code through the pages (signing in and allowing when asked), exchanged for tokens. */
-export async function tokensViaPages(
+export interface PageOptions {
+  readonly browser?: Browser;
+  readonly person?: Person;
+  readonly prompt?: string;
+  readonly scope?: string;
+}
+
+/** A code through the pages (signing in and allowing when asked), with its PKCE verifier. */
+export async function codeViaPages(
   at: string,
   client: RemoteClient,
-  options: { browser?: Browser; person?: Person; prompt?: string; scope?: string } = {},
-): Promise<Tokens> {
+  options: PageOptions = {},
+): Promise<{ code: string; verifier: string }> {
   const pkce = pkcePair();
   const redirect = await authorizeViaPages({
     baseUrl: at,
@@ -60,16 +67,34 @@ export async function tokensViaPages(
   });
   const code = redirect.searchParams.get('code');
   assert.ok(code, `a code: ${redirect}`);
-  const response = await postForm(`${at}/api/oauth/token`, {
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: client.redirect,
-    code_verifier: pkce.verifier,
-    client_id: client.id,
-    ...(client.secret ? { client_secret: client.secret } : {}),
+  return { code, verifier: pkce.verifier };
+}
+
+/** The authorization_code grant, timed, never rejecting. */
+export function exchangeCode(at: string, client: RemoteClient, minted: { code: string; verifier: string }) {
+  return timedFetch(`${at}/api/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: minted.code,
+      redirect_uri: client.redirect,
+      code_verifier: minted.verifier,
+      client_id: client.id,
+      ...(client.secret ? { client_secret: client.secret } : {}),
+    }).toString(),
   });
-  assert.equal(response.status, 200, await response.clone().text());
-  return (await response.json()) as Tokens;
+}
+
+/** A code through the pages, exchanged for tokens. */
+export async function tokensViaPages(
+  at: string,
+  client: RemoteClient,
+  options: PageOptions = {},
+): Promise<Tokens> {
+  const response = await exchangeCode(at, client, await codeViaPages(at, client, options));
+  assert.equal(response.status, 200, response.body);
+  return JSON.parse(response.body) as Tokens;
 }
 
 /** A refresh_token grant, timed, never rejecting (status 0 when no answer came). */

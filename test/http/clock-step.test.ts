@@ -168,7 +168,8 @@ describe('the clock steps back: what the operator sees', () => {
       await register(t);
       const warnings = lines.filter((l) => l.msg?.startsWith('the system clock stepped back'));
       assert.equal(warnings.length, 1, JSON.stringify(lines));
-      assert.ok(warnings[0]!.seconds! >= 29 && warnings[0]!.seconds! <= 30, JSON.stringify(warnings));
+      // 30 s, plus the seconds that really passed since the last answer on a slow machine.
+      assert.ok(warnings[0]!.seconds! >= 30 && warnings[0]!.seconds! <= 35, JSON.stringify(warnings));
       assert.ok(client.client_id);
     } finally {
       await t.close();

@@ -9,6 +9,7 @@ import type { DestinationStream } from 'pino';
 import { apiRoutes } from './api/index.js';
 import { urlFormats } from './api/url-fields.js';
 import { clientErrorAnswerer, expectationAnswerer } from './client-error.js';
+import { forwardClock } from './clock.js';
 import { installCommonHeaders, setCommonHeaders, usesHsts } from './common-headers.js';
 import type { AppContext } from './context.js';
 import { authMdRoute } from './docs/auth-md.js';
@@ -29,10 +30,12 @@ import { assetRoutes } from './pages/assets.js';
 import { connectedAppsRoutes } from './pages/connected-apps.routes.js';
 import { homeRoutes } from './pages/home.routes.js';
 import { signInRoutes } from './pages/sign-in.routes.js';
+import { installPageErrorHandler } from './pages/unavailable.js';
 import { createEndpointLimits, type EndpointLimits } from './rate-limit/endpoint-limits.js';
 import { requestId } from './request-id.js';
 import { installRequestLineChecks } from './request-line.js';
 import { deviceCookieKey } from './sessions/device-cookie.js';
+import { databaseLabel } from './storage/label.js';
 import { installValidation } from './validation.js';
 
 export interface AppOptions {
@@ -47,14 +50,24 @@ declare module 'fastify' {
   }
 }
 
-export async function createApp(ctx: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
-  const app = buildFastify(ctx, options);
+export async function createApp(given: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = buildFastify(given, options);
+  // Every route judges lifetimes and single use by a clock that never runs backwards (clock.ts).
+  const ctx: AppContext = {
+    ...given,
+    now: forwardClock(given.now, (seconds) =>
+      app.log.warn(
+        { seconds },
+        'the system clock stepped back; time keeps moving forward from where it was until the clock catches up',
+      ),
+    ),
+  };
   // Counters belong to the app (one set per instance); closing the app sends their last counts.
   const limits = createEndpointLimits(ctx, app.log);
   app.decorate('rateLimits', limits);
   app.addHook('onClose', () => limits.stop());
   installValidation(app, ctx.config.issuer.startsWith('http:'));
-  installErrorHandlers(app);
+  installErrorHandlers(app, databaseLabel(ctx.config.databaseUrl));
   installErrorMetrics(app);
   installCommonHeaders(app, ctx.config.issuer);
   installRequestLineChecks(app);
@@ -71,6 +84,7 @@ export async function createApp(ctx: AppContext, options: AppOptions = {}): Prom
     // The device-cookie key exists before the first sign-in, read once (src/sessions/device-cookie.ts).
     await deviceCookieKey(ctx);
     await pages.register(cookie);
+    installPageErrorHandler(pages);
     await pages.register(async (scope) => authorizeRoutes(scope, ctx, limits));
     await pages.register(async (scope) => signInRoutes(scope, ctx));
     await pages.register(async (scope) => connectedAppsRoutes(scope, ctx));
@@ -111,6 +125,10 @@ function buildFastify(ctx: AppContext, options: AppOptions): FastifyInstance {
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT_LENGTH },
     // The response serializer's own Ajv (for anyOf branches) must know the URL formats too.
     serializerOpts: { ajv: { formats: urlFormats(ctx.config.issuer.startsWith('http:')) } },
+    // During a graceful shutdown a request that arrives on a connection already open is served
+    // (then the connection closes), not refused with 503: the balancer's kept-alive connections
+    // would otherwise turn a rolling restart into failed requests (src/ops/shutdown.ts).
+    return503OnClosing: false,
   });
   // An Expect other than 100-continue: 417 in JSON instead of Node's empty answer.
   app.server.on('checkExpectation', expectationAnswerer(hsts));

@@ -11,8 +11,9 @@ import { migrations } from './storage/migrations/index.js';
 
 export interface BootstrapOptions {
   /**
-   * The server: SQLite WAL checkpoints on a worker thread (src/storage/wal-checkpoints.ts) and
-   * the one-server-per-file lock (src/storage/sqlite-server-lock.ts).
+   * The server: SQLite WAL checkpoints on a worker thread (src/storage/wal-checkpoints.ts), the
+   * one-server-per-file lock (src/storage/sqlite-server-lock.ts), and requests' statements bound
+   * by DATABASE_TIMEOUT. A CLI command may wait as long as it needs.
    */
   readonly server?: boolean;
 }
@@ -31,19 +32,27 @@ export async function bootstrap(
 ): Promise<Bootstrapped> {
   const storage = await openStorage(config.databaseUrl, {
     poolSize: config.databasePoolSize,
+    timeoutSeconds: config.databaseTimeout,
     checkpointInBackground: options.server ?? false,
     serverLock: options.server ?? false,
     dataDir: config.dataDir,
   });
   try {
-    const ran = await migrateToLatest(storage.db, storage.schema);
+    const ran = await migrateToLatest(storage.maintenanceDb, storage.schema);
     const keys = new KeyStore(storage.db, {
       idTokenTtl: config.idTokenTtl,
       keyEncryptionSecret: config.keyEncryptionSecret,
       now,
     });
     await keys.reload();
-    return { config, storage, db: storage.db, keys, now, newDatabase: ran.includes(FIRST_MIGRATION) };
+    return {
+      config,
+      storage,
+      db: options.server ? storage.db : storage.maintenanceDb,
+      keys,
+      now,
+      newDatabase: ran.includes(FIRST_MIGRATION),
+    };
   } catch (error) {
     await storage.close();
     throw error;

@@ -57,6 +57,8 @@ export interface Config {
   readonly shutdownTimeout: number;
   /** PostgreSQL connections per instance (plus one for key-change notifications). */
   readonly databasePoolSize: number;
+  /** Seconds a request waits for the database (a connection, a statement, a SQLite lock) before 503. */
+  readonly databaseTimeout: number;
   /** Seed a demo school on first start. Default: only for a loopback issuer. */
   readonly seedDemo: boolean;
   readonly clientMetadata: ClientMetadataConfig;
@@ -337,6 +339,7 @@ export function loadConfig(env: Env = process.env): Config {
     keyEncryptionSecret,
     shutdownTimeout: r.int('SHUTDOWN_TIMEOUT', 10, 1, 600),
     databasePoolSize: r.int('DATABASE_POOL_SIZE', 10, 1, 1000),
+    databaseTimeout: r.int('DATABASE_TIMEOUT', 5, 1, 300),
     seedDemo: false,
     clientMetadata: readClientMetadata(r),
   };

@@ -3,6 +3,7 @@ import { URL_FIELD_RULES } from './api/url-fields.js';
 import { DISPLAY_TEXT_PATTERN, displayTextProblem } from './display-text.js';
 import { ApiError, type ErrorCode, OAuthError, WireError } from './errors.js';
 import { MAX_PATH_SEGMENT_LENGTH } from './limits.js';
+import { type UnavailableReason, whyUnavailable } from './storage/unavailable.js';
 
 /** PostgreSQL SQLSTATE 22021: character_not_in_repertoire. */
 const PG_NUL_IN_TEXT = '22021';
@@ -12,6 +13,59 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     validationErrorCode?: ErrorCode;
   }
+  interface FastifyInstance {
+    /** Where the database is (a file, or host/database), for the log line of a database fault. */
+    databaseLabel: string;
+  }
+}
+
+/** What the client is told, how long it should wait, and what the operator reads in the log. */
+const UNAVAILABLE: Readonly<
+  Record<UnavailableReason, { description: string; retryAfter: number; log: (where: string) => string }>
+> = {
+  unreachable: {
+    description: 'the service cannot reach its database right now; retry after the Retry-After interval',
+    retryAfter: 5,
+    log: (where) => `database unreachable (${where}): answering 503 until it is back`,
+  },
+  timeout: {
+    description: 'the database did not answer in time; retry after the Retry-After interval',
+    retryAfter: 5,
+    log: (where) => `database did not answer within DATABASE_TIMEOUT (${where}): answered 503`,
+  },
+  busy: {
+    description: 'the database is busy; retry after the Retry-After interval',
+    retryAfter: 1,
+    log: (where) => `database busy or locked (${where}): answered 503`,
+  },
+  disk_full: {
+    description: 'the service cannot store anything right now; retry after the Retry-After interval',
+    retryAfter: 30,
+    log: (where) =>
+      `the disk holding the database is full (${where}): writes answer 503 until space is freed`,
+  },
+  io_error: {
+    description: 'the service cannot write to its storage right now; retry after the Retry-After interval',
+    retryAfter: 30,
+    log: (where) => `I/O error on the disk holding the database (${where}): answered 503`,
+  },
+};
+
+/**
+ * RFC 6749 §4.1.2.1's temporarily_unavailable (also the JSON error of every other endpoint), for
+ * a database fault a retry can outlive.
+ */
+export function unavailableError(reason: UnavailableReason): OAuthError {
+  const { description, retryAfter } = UNAVAILABLE[reason];
+  return new OAuthError('temporarily_unavailable', description, 503, { 'retry-after': String(retryAfter) });
+}
+
+/** The log line of an answer ≥ 500: a database fault says which and where; anything else its error. */
+export function logServerFault(request: FastifyRequest, error: unknown, message: string): void {
+  const reason = whyUnavailable(error);
+  if (reason)
+    request.log.error({ err: error, reason }, UNAVAILABLE[reason].log(request.server.databaseLabel));
+  else request.log.error({ err: error }, message);
 }
 
 /** The value a validation error points at (JSON pointer into the validated part). */
@@ -104,6 +158,8 @@ export function toWireError(error: FastifyError, request: FastifyRequest): WireE
       error.statusCode,
     );
   }
+  const unavailable = whyUnavailable(error);
+  if (unavailable) return unavailableError(unavailable);
   return new ApiError('server_error', 'an unexpected error occurred; the request was not carried out', 500);
 }
 
@@ -115,10 +171,12 @@ export function sendWireError(reply: FastifyReply, error: WireError): FastifyRep
     .send(JSON.stringify(error.toJSON()));
 }
 
-export function installErrorHandlers(app: FastifyInstance): void {
+/** `databaseLabel` names the database in the log lines of database faults (never a password). */
+export function installErrorHandlers(app: FastifyInstance, databaseLabel: string): void {
+  app.decorate('databaseLabel', databaseLabel);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const wire = toWireError(error, request);
-    if (wire.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (wire.status >= 500) logServerFault(request, error, 'request failed');
     return sendWireError(reply, wire);
   });
   app.setNotFoundHandler((request, reply) =>

@@ -1,7 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { AppContext } from './context.js';
-import { OAuthError } from './errors.js';
+import { unavailableError } from './error-handler.js';
+import { whyUnavailable } from './storage/unavailable.js';
+
+/** A load balancer's health check must not hang with the database: /readyz answers within this. */
+const READY_WITHIN_MS = 2000;
+
+/** The probe, or a rejection once `ms` have passed (the probe itself ends within DATABASE_TIMEOUT). */
+function probe(ctx: AppContext, ms: number): Promise<unknown> {
+  const query = sql`select 1`.execute(ctx.db);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timeout expired: the database did not answer /readyz')), ms);
+  });
+  query.catch(() => undefined);
+  return Promise.race([query, late]).finally(() => clearTimeout(timer));
+}
 
 export async function healthRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const ok = { type: 'object', properties: { status: { type: 'string' } } };
@@ -17,9 +32,10 @@ export async function healthRoutes(app: FastifyInstance, ctx: AppContext): Promi
     { schema: { tags: ['operations'], summary: 'Readiness: the database answers', response: { 200: ok } } },
     async () => {
       try {
-        await sql`select 1`.execute(ctx.db);
-      } catch {
-        throw new OAuthError('temporarily_unavailable', 'the database is not reachable', 503);
+        await probe(ctx, Math.min(READY_WITHIN_MS, ctx.config.databaseTimeout * 1000));
+      } catch (error) {
+        // The database's own error, so the log line says what happened; anything else, unreachable.
+        throw whyUnavailable(error) ? error : unavailableError('unreachable');
       }
       return { status: 'ready' };
     },

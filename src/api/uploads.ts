@@ -14,6 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError, badRequest, notFound, WireError } from '../errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../storage/private-files.js';
+import { whyUnavailable } from '../storage/unavailable.js';
 import { isoTime, newId } from './codec.js';
 import { errorSchema, schoolParam } from './schemas.js';
 import { loadSchool, requireWrite } from './school-access.js';
@@ -48,7 +49,8 @@ const tooLarge = (max: number) =>
 /**
  * Runs a step that parses the multipart stream. The parser (busboy) reports a garbled body with
  * plain errors; those are the client's fault, so they answer 400, never 500. Errors that carry
- * a 4xx status (limits, wrong type) keep it.
+ * a 4xx status (limits, wrong type) keep it, and a full disk under the file is no fault of the
+ * request: it answers 503 (error-handler.ts).
  */
 async function readUploadPart<T>(step: () => Promise<T>): Promise<T> {
   try {
@@ -56,6 +58,7 @@ async function readUploadPart<T>(step: () => Promise<T>): Promise<T> {
   } catch (error) {
     const status = (error as { statusCode?: number }).statusCode;
     if (error instanceof WireError || (status !== undefined && status >= 400 && status < 500)) throw error;
+    if (whyUnavailable(error)) throw error;
     throw badRequest(
       'the multipart body could not be read; send one part named "file" between valid boundaries',
     );

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 
 /** Where a command reads and writes; tests pass their own. */
@@ -31,27 +32,40 @@ export interface ArgumentSpec {
   readonly choices: readonly string[];
 }
 
-export interface Command<O extends OptionSpec = OptionSpec> {
+type Args<O extends OptionSpec> = { [K in keyof O]: OptionValue<O[K]> };
+
+interface CommandBase<O extends OptionSpec> {
   /** "noun verb", e.g. "account create". */
   readonly name: string;
   readonly summary: string;
   readonly options: O;
   readonly argument?: ArgumentSpec;
-  /** Runs without configuration or database (its `ctx` is not given). */
-  readonly bare?: boolean;
-  run(
-    ctx: AppContext,
-    args: { [K in keyof O]: OptionValue<O[K]> },
-    io: CliIo,
-    argument: string | undefined,
-  ): Promise<void>;
 }
+
+/** A command on the opened (and migrated) database. */
+export interface DatabaseCommand<O extends OptionSpec = OptionSpec> extends CommandBase<O> {
+  readonly bare?: false;
+  run(ctx: AppContext, args: Args<O>, io: CliIo, argument: string | undefined): Promise<void>;
+}
+
+/**
+ * A command that opens nothing first: on the database file itself (backup, restore), or on no
+ * database at all (completion).
+ */
+export interface BareCommand<O extends OptionSpec = OptionSpec> extends CommandBase<O> {
+  readonly bare: true;
+  run(config: Config, args: Args<O>, io: CliIo, argument: string | undefined): Promise<void>;
+}
+
+export type Command<O extends OptionSpec = OptionSpec> = DatabaseCommand<O> | BareCommand<O>;
 
 /** A wrong or missing argument: exit code 2 and one line saying what to type. */
 export class UsageError extends Error {}
 /** The command was understood but cannot be carried out: exit code 1. */
 export class CommandError extends Error {}
 
+export function defineCommand<O extends OptionSpec>(command: DatabaseCommand<O>): DatabaseCommand<O>;
+export function defineCommand<O extends OptionSpec>(command: BareCommand<O>): BareCommand<O>;
 export function defineCommand<O extends OptionSpec>(command: Command<O>): Command<O> {
   return command;
 }

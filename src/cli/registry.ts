@@ -1,6 +1,7 @@
 import type { Command } from './command.js';
 import { accountCreate, accountDisable, accountList, accountResetPassword } from './commands/account.js';
 import { auditList } from './commands/audit.js';
+import { backup } from './commands/backup.js';
 import { clientCreate, clientDisable, clientList } from './commands/client.js';
 import { clientBlock, clientClearRule, clientRules, clientTrust } from './commands/client-metadata-rules.js';
 import { completionCommand } from './commands/completion.js';
@@ -8,6 +9,7 @@ import { demo } from './commands/demo.js';
 import { keysList, keysRotate } from './commands/keys.js';
 import { migrate } from './commands/migrate.js';
 import { pruneCommand } from './commands/prune.js';
+import { restore } from './commands/restore.js';
 import { schoolCreate, schoolList } from './commands/school.js';
 
 /** Every command of `schoolauth`, in the order `--help` lists them. */
@@ -30,6 +32,8 @@ export const COMMANDS: readonly Command[] = [
   pruneCommand,
   auditList,
   migrate,
+  backup,
+  restore,
   demo,
   completionCommand(() => COMMANDS),
 ] as unknown as Command[];

@@ -79,13 +79,16 @@ export async function runCli(
     }
     const { command, rest } = findCommand(argv);
     const { values, argument } = parseOptions(command, rest);
-    if (!command.bare) {
-      const started = await bootstrap(loadConfig(env), now);
-      ctx = started;
-      const created = newDatabaseWarning(started);
-      if (created) io.stderr(`schoolauth: ${created.message}\n`);
+    const config = loadConfig(env);
+    if (command.bare) {
+      await command.run(config, values as never, io, argument);
+      return 0;
     }
-    await command.run(ctx as AppContext, values as never, io, argument);
+    const started = await bootstrap(config, now);
+    ctx = started;
+    const created = newDatabaseWarning(started);
+    if (created) io.stderr(`schoolauth: ${created.message}\n`);
+    await command.run(ctx, values as never, io, argument);
     return 0;
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError) {

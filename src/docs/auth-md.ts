@@ -304,7 +304,10 @@ ${clientAuthentication(issuer)}
 ## Errors
 
 Every error is JSON: \`{"error": "…", "error_description": "…"}\`. The description says what to
-send instead. The person can see and revoke connected apps at ${issuer}${PATHS.connectedApps}.
+send instead. \`503 temporarily_unavailable\` and \`429 rate_limited\` carry \`Retry-After\`
+(seconds): wait that long and send the same request again — a refresh sent again soon after its
+answer was lost answers the same new pair. The person can see and revoke connected apps at
+${issuer}${PATHS.connectedApps}.
 `;
 }
 

@@ -4,7 +4,7 @@
  * empty parameter counts as omitted (§3.1), and every failure is an OAuth error body.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { sendWireError, toWireError } from '../error-handler.js';
+import { logServerFault, sendWireError, toWireError } from '../error-handler.js';
 import { OAuthError, WireError } from '../errors.js';
 import { MAX_PARAMETER_LENGTH, overlongParameter } from '../limits.js';
 import type { ClientCredentials } from './client-auth.js';
@@ -55,7 +55,7 @@ function classify(error: FastifyError, request: FastifyRequest): WireError {
 
 export function oauthFormErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const wire = classify(error, request);
-  if (wire.status >= 500) request.log.error({ err: error }, 'request failed');
+  if (wire.status >= 500) logServerFault(request, error, 'request failed');
   return sendWireError(reply, wire);
 }
 

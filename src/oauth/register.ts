@@ -8,7 +8,7 @@ import { recordAudit } from '../audit/audit.js';
 import type { AppContext } from '../context.js';
 import { mintSecret, randomId } from '../crypto/tokens.js';
 import { DISPLAY_TEXT_PATTERN } from '../display-text.js';
-import { sendWireError, toWireError } from '../error-handler.js';
+import { logServerFault, sendWireError, toWireError } from '../error-handler.js';
 import { OAuthError, WireError } from '../errors.js';
 import type { EndpointLimits } from '../rate-limit/endpoint-limits.js';
 import { insertClient } from '../storage/clients.repository.js';
@@ -97,7 +97,7 @@ const JSON_ONLY =
  */
 function registrationErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const wire = toWireError(error, request);
-  if (wire.status >= 500) request.log.error({ err: error }, 'registration failed');
+  if (wire.status >= 500) logServerFault(request, error, 'registration failed');
   return sendWireError(reply, classify(error, wire));
 }
 

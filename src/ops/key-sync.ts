@@ -16,7 +16,9 @@ import { dialectOf } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 
 export const KEYS_CHANNEL = 'schoolauth_keys';
-const RECONNECT_DELAY_MS = 5000;
+/** The listener's reconnect delay: doubled after each failed attempt, up to the maximum. */
+const RECONNECT_FIRST_MS = 250;
+const RECONNECT_MAX_MS = 2000;
 
 interface Log {
   info(obj: object, msg: string): void;
@@ -54,12 +56,17 @@ export function startKeySync(
   };
 }
 
-/** One dedicated connection outside the pool, re-established after any failure. */
+/**
+ * One dedicated connection outside the pool, re-established after any failure: at once, then
+ * with a delay doubling up to 2 s, so it listens again within about 2 s of the database's return.
+ */
 class Listener {
   private client: pg.Client | undefined;
   private retry: NodeJS.Timeout | undefined;
   private stopped = false;
   private schema: string | undefined;
+  /** The next reconnect delay; 0 while connected. */
+  private delay = 0;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -85,10 +92,15 @@ class Listener {
       const { rows } = await client.query<{ schema: string }>('select current_schema() as schema');
       this.schema = rows[0]?.schema;
       await client.query(`LISTEN ${KEYS_CHANNEL}`);
+      if (this.delay > 0) this.log.info({}, 'key change listener listening again');
+      this.delay = 0;
       // Anything rotated while we were not listening.
       this.onChange();
     } catch (error) {
-      if (!this.stopped) this.log.warn({ err: error }, 'key change listener could not connect; retrying');
+      // One line per outage, not one per attempt.
+      if (!this.stopped && this.delay <= RECONNECT_FIRST_MS) {
+        this.log.warn({ err: error }, 'key change listener could not connect; retrying');
+      }
       this.reconnect(client);
     }
   }
@@ -97,10 +109,12 @@ class Listener {
     if (this.stopped || client !== this.client || this.retry) return;
     this.client = undefined;
     client.end().catch(() => undefined);
+    const delay = this.delay;
+    this.delay = Math.min(RECONNECT_MAX_MS, Math.max(RECONNECT_FIRST_MS, delay * 2));
     this.retry = setTimeout(() => {
       this.retry = undefined;
       void this.connect();
-    }, RECONNECT_DELAY_MS);
+    }, delay);
     this.retry.unref();
   }
 

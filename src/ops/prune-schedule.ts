@@ -11,7 +11,9 @@ export function startPruneSchedule(ctx: AppContext, log: Log): PeriodicJob {
   return startPeriodic(
     ctx.config.pruneInterval,
     async () => {
-      const outcome = await withInstanceLock(ctx.db, 'prune', () => prune(ctx.db, ctx.config, ctx.now()));
+      const outcome = await withInstanceLock(ctx.db, 'prune', () =>
+        prune(ctx.storage.maintenanceDb, ctx.config, ctx.now()),
+      );
       if (outcome.ran && Object.values(outcome.result).some((n) => n > 0)) {
         log.info({ pruned: outcome.result }, 'pruned dead rows');
       }

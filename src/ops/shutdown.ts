@@ -1,9 +1,9 @@
 /**
  * Graceful shutdown on SIGTERM/SIGINT: stop accepting connections, let in-flight requests finish
- * (Fastify answers requests arriving meanwhile on kept-alive connections with 503 and closes
- * idle ones; closing the app also sends its last rate-limit counts on PostgreSQL), stop
- * background jobs, close the database, exit 0. After SHUTDOWN_TIMEOUT seconds
- * the remaining connections are cut and the process exits 1.
+ * (a request that arrives meanwhile on a connection already open is served too, with
+ * `Connection: close`; idle connections are closed; closing the app also sends its last
+ * rate-limit counts on PostgreSQL), stop background jobs, close the database, exit 0. After
+ * SHUTDOWN_TIMEOUT seconds the remaining connections are cut and the process exits 1.
  */
 import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';

@@ -5,7 +5,8 @@
 import { resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
+import { createPgPool, kyselyPool } from './pg-pool.js';
 import { probePostgres } from './postgres-probe.js';
 import { createDatabaseFile } from './private-files.js';
 import type { Database } from './schema.js';
@@ -16,7 +17,10 @@ import { type CheckpointOptions, checkpointInBackground } from './wal-checkpoint
 export type DialectName = 'sqlite' | 'postgres';
 
 export interface Storage {
+  /** Every statement waits at most DATABASE_TIMEOUT for the database (PostgreSQL). */
   readonly db: Kysely<Database>;
+  /** The same database without that bound, for what may run long: migrations, pruning. */
+  readonly maintenanceDb: Kysely<Database>;
   readonly dialect: DialectName;
   /** The pg pool (PostgreSQL only), for LISTEN/NOTIFY and advisory locks. */
   readonly pool?: pg.Pool;
@@ -27,19 +31,12 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-const INT8_OID = 20;
-// Epoch-second columns and counts are int8; they fit a JS number, so read them as one.
-const pgTypes = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID
-      ? (value: string) => Number(value)
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
-
 export interface OpenOptions {
   /** PostgreSQL schema to use (created if missing); also read from `?schema=` in the URL. */
   schema?: string;
   poolSize?: number;
+  /** DATABASE_TIMEOUT in seconds (default 5): PostgreSQL waits, SQLite's busy_timeout. */
+  timeoutSeconds?: number;
   /** SQLite: WAL checkpoints on a worker thread (the server), not on the connection (the CLI). */
   checkpointInBackground?: boolean | CheckpointOptions;
   /** SQLite: the one directory created for the database file when missing (DATA_DIR), mode 0700. */
@@ -47,6 +44,8 @@ export interface OpenOptions {
   /** SQLite: hold the one-server-per-file lock (sqlite-server-lock.ts) until close. */
   serverLock?: boolean;
 }
+
+const timeoutMs = (options: OpenOptions): number => (options.timeoutSeconds ?? 5) * 1000;
 
 function openSqlite(path: string, options: OpenOptions): Storage {
   if (path === ':memory:') return sqliteStorage(new SQLite(path), path, options);
@@ -68,7 +67,7 @@ function sqliteStorage(database: SQLite.Database, path: string, options: OpenOpt
   // NORMAL in WAL mode survives a process crash (SIGKILL); only a power loss may drop the last commits.
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
-  database.pragma('busy_timeout = 5000');
+  database.pragma(`busy_timeout = ${timeoutMs(options)}`);
   // The savepoint journal (each batch of transactions sharing a commit runs in a savepoint,
   // sqlite-driver.ts) in memory, not in a temporary file: a file write per page it first changes.
   database.pragma('temp_store = MEMORY');
@@ -88,7 +87,7 @@ function sqliteStorage(database: SQLite.Database, path: string, options: OpenOpt
     await db.destroy();
     await checkpoints?.stop();
   };
-  return { db, dialect: 'sqlite', close };
+  return { db, maintenanceDb: db, dialect: 'sqlite', close };
 }
 
 async function openPostgres(url: string, options: OpenOptions): Promise<Storage> {
@@ -98,14 +97,8 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Storage>
   if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     throw new Error(`PostgreSQL schema name ${JSON.stringify(schema)} must match [a-z_][a-z0-9_]*`);
   }
-  const pool = new pg.Pool({
-    connectionString: parsed.toString(),
-    max: options.poolSize ?? 10,
-    types: pgTypes,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
-  });
-  // A pool error on an idle client (server restart) must not crash the process.
-  pool.on('error', () => undefined);
+  const timeout = timeoutMs(options);
+  const pool = createPgPool(parsed.toString(), { max: options.poolSize ?? 10, schema, timeoutMs: timeout });
   try {
     await probePostgres(parsed.toString(), url);
     if (schema) await createSchema(pool, schema);
@@ -113,8 +106,20 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Storage>
     await pool.end();
     throw error;
   }
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', pool, ...(schema ? { schema } : {}), close: () => db.destroy() };
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: kyselyPool(pool, timeout, true) }),
+  });
+  const maintenanceDb = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: kyselyPool(pool, undefined, false) }),
+  });
+  return {
+    db,
+    maintenanceDb,
+    dialect: 'postgres',
+    pool,
+    ...(schema ? { schema } : {}),
+    close: () => db.destroy(),
+  };
 }
 
 /**

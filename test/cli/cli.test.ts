@@ -220,7 +220,10 @@ for (const dialect of DIALECTS) {
           /at least 10 characters/,
           'short',
         ],
-        [['client', 'list', '--kind', 'other'], /--kind must be one of integration, dynamic, metadata_document, not "other"/],
+        [
+          ['client', 'list', '--kind', 'other'],
+          /--kind must be one of integration, dynamic, metadata_document, not "other"/,
+        ],
         [
           ['client', 'create', '--name', ' ', '--redirect-uri', 'https://a.example/cb'],
           /--name must not be empty/,

@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
 import { openStorage } from '../../src/storage/connect.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { authorizeViaPages, Browser, createPerson, pkcePair } from '../helpers/flow.js';
+import { assertNothingHalfWritten } from '../helpers/integrity.js';
 import { type ServerProcess, startServer } from '../helpers/server-process.js';
 
 interface Answered {
@@ -148,36 +149,7 @@ describe('crash safety [sqlite]', () => {
         (await check.db.selectFrom('clients').select('id').execute()).map((r) => r.id),
       );
       for (const id of answered.clients) assert.ok(clientIds.has(id), `answered client ${id} survived`);
-      const grants = await check.db.selectFrom('grants').select('id').execute();
-      for (const { id } of grants) {
-        const code = await check.db
-          .selectFrom('authorization_codes')
-          .select('code_hash')
-          .where('grant_id', '=', id)
-          .executeTakeFirst();
-        assert.ok(code, `grant ${id} has its code`);
-      }
-      const orphans = await check.db
-        .selectFrom('refresh_tokens')
-        .select('token_hash')
-        .where('grant_id', 'not in', check.db.selectFrom('grants').select('id'))
-        .execute();
-      assert.equal(orphans.length, 0, 'no token without its grant');
-      const rotated = await check.db
-        .selectFrom('refresh_tokens')
-        .selectAll()
-        .where('rotated_at', 'is not', null)
-        .execute();
-      for (const row of rotated) {
-        const successor = await check.db
-          .selectFrom('refresh_tokens')
-          .select('token_hash')
-          .where('grant_id', '=', row.grant_id)
-          .where('created_at', '>=', row.rotated_at!)
-          .where('token_hash', '!=', row.token_hash)
-          .executeTakeFirst();
-        assert.ok(successor, 'a rotated refresh token always has its successor (rotation is atomic)');
-      }
+      await assertNothingHalfWritten(check.db);
     } finally {
       await check.close();
     }

@@ -7,8 +7,9 @@ import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { createApp } from '../../src/app.js';
+import { bootstrap } from '../../src/bootstrap.js';
 import { type Config, loadConfig } from '../../src/config.js';
-import type { AppContext } from '../../src/context.js';
+import { type AppContext, systemClock } from '../../src/context.js';
 import { KeyStore } from '../../src/crypto/keys.js';
 import { type DialectName, openStorage } from '../../src/storage/connect.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
@@ -116,6 +117,43 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
       await app.close();
       await storage.close();
       if (schema) await dropSchema(schema);
+    },
+  };
+}
+
+export interface ListeningApp {
+  readonly url: string;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * The server as main.ts builds it — configuration from `env`, bootstrap (migrations, keys, WAL
+ * checkpoints on a worker), createApp, listen — but in this process, so a test that needs a
+ * real database file or URL and a real port does not pay for starting a process. (Signals and
+ * process exits need test/helpers/server-process.ts.)
+ */
+export async function listenApp(
+  env: Record<string, string>,
+  logStream?: NodeJS.WritableStream,
+): Promise<ListeningApp> {
+  const port = env.PORT ? Number(env.PORT) : await freePort();
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    RATE_LIMITS: 'off',
+    SEED_DEMO: 'off',
+    ...env,
+    PORT: String(port),
+  });
+  const ctx = await bootstrap(config, systemClock, { server: true });
+  const app = await createApp(ctx, logStream ? { logStream } : {});
+  await app.listen({ host: '127.0.0.1', port });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    async stop() {
+      await app.close();
+      await ctx.storage.close();
     },
   };
 }

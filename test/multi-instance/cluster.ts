@@ -14,12 +14,19 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-export async function startCluster(env: Record<string, string> = {}): Promise<Cluster> {
+/**
+ * `via` rewrites the instances' DATABASE_URL (e.g. through a TcpProxy a test cuts);
+ * `databaseUrl` stays the direct one, for the CLI and checks.
+ */
+export async function startCluster(
+  env: Record<string, string> = {},
+  via: (url: string) => string = (url) => url,
+): Promise<Cluster> {
   const schema = newSchemaName();
   const databaseUrl = `${PG_URL}${PG_URL!.includes('?') ? '&' : '?'}schema=${schema}`;
   const portA = await freePort();
   const issuer = `http://127.0.0.1:${portA}`;
-  const shared = { DATABASE_URL: databaseUrl, ISSUER: issuer, DATABASE_POOL_SIZE: '4', ...env };
+  const shared = { DATABASE_URL: via(databaseUrl), ISSUER: issuer, DATABASE_POOL_SIZE: '4', ...env };
   // A first: it migrates and creates the first signing key; B finds both ready.
   const a = await startServer({ ...shared, PORT: String(portA) });
   const b = await startServer(shared);

@@ -27,7 +27,7 @@ async function openConnection(port: number) {
       socket.write(
         `POST /api/oauth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY.slice(0, 10)}`,
       ),
-    finishRequest: () => socket.write(BODY.slice(10)),
+    finishRequest: (then = '') => socket.write(BODY.slice(10) + then),
     /** Everything received after the first answer, once the server closed the connection. */
     response: async () => {
       await closed;
@@ -60,6 +60,26 @@ describe('graceful shutdown', () => {
       assert.ok(status >= 400 && status < 500, `a complete answer, not a cut connection: ${response}`);
       assert.match(response, /\r\n\r\n\{"error":"[a-z_]+"/);
     }
+    assert.equal(await server.exited, 0, server.output());
+  });
+
+  it('a request that arrives on an open connection during shutdown is served, then the connection closes (not a 503)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sa-shutdown-'));
+    const server = await startServer({ DATABASE_URL: `sqlite:${dir}/db.sqlite` });
+    const connection = await openConnection(server.port);
+    connection.startRequest();
+    await new Promise((r) => setTimeout(r, 200));
+    server.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    // The balancer's next request on its kept-alive connection, pipelined behind the one in flight.
+    connection.finishRequest('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    const received = await connection.response();
+    const answers = [...received.matchAll(/HTTP\/1\.1 (\d{3})[\s\S]*?\r\n\r\n/g)];
+    assert.equal(answers.length, 2, received);
+    assert.match(answers[0]![1]!, /^4\d\d$/, `the token request in flight is answered: ${received}`);
+    assert.equal(answers[1]![1], '200', `the request that came during shutdown is served: ${received}`);
+    assert.match(answers[1]![0], /\r\nconnection: close\r\n/i);
+    assert.match(received, /\{"status":"ok"\}$/);
     assert.equal(await server.exited, 0, server.output());
   });
 });

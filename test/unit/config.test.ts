@@ -47,6 +47,16 @@ describe('configuration', () => {
     );
   });
 
+  it('DATABASE_TIMEOUT: 5 seconds by default, a whole number of seconds from 1 to 300', () => {
+    assert.equal(loadConfig({}).databaseTimeout, 5);
+    assert.equal(loadConfig({ DATABASE_TIMEOUT: '2' }).databaseTimeout, 2);
+    for (const bad of ['0', '1.5', 'soon', '301']) {
+      assert.deepEqual(problems({ DATABASE_TIMEOUT: bad }), [
+        `DATABASE_TIMEOUT=${JSON.stringify(bad)}: expected a whole number from 1 to 300`,
+      ]);
+    }
+  });
+
   it('the issuer is canonical: a trailing slash is dropped', () => {
     assert.equal(loadConfig({ ISSUER: 'https://auth.example.com/' }).issuer, 'https://auth.example.com');
   });

@@ -11,7 +11,7 @@ export function completionCommand(commands: () => readonly Command[]) {
     options: {},
     argument: { name: 'shell', choices: ['bash', 'zsh'] },
     bare: true,
-    async run(_ctx, _args, io, shell) {
+    async run(_config, _args, io, shell) {
       io.stdout(shell === 'zsh' ? zshCompletion(commands()) : bashCompletion(commands()));
     },
   });

@@ -8,7 +8,9 @@ export const pruneCommand = defineCommand({
     'Delete expired codes, tokens, sessions and rate-limit rows, dead grants and abandoned dynamic clients',
   options: {},
   async run(ctx, _args, io) {
-    const outcome = await withInstanceLock(ctx.db, 'prune', () => prune(ctx.db, ctx.config, ctx.now()));
+    const outcome = await withInstanceLock(ctx.db, 'prune', () =>
+      prune(ctx.storage.maintenanceDb, ctx.config, ctx.now()),
+    );
     if (!outcome.ran) throw new CommandError('another instance is pruning right now; try again in a minute');
     const c = outcome.result;
     io.stdout(

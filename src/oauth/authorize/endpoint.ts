@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../../audit/audit.js';
 import type { AppContext } from '../../context.js';
+import { logServerFault, unavailableError } from '../../error-handler.js';
 import type { OAuthErrorCode } from '../../errors.js';
 import { countOAuthError } from '../../ops/metrics.js';
 import { formBody } from '../../pages/form.js';
@@ -18,6 +19,7 @@ import { type ActiveSession, endSession, loadSession, startSession } from '../..
 import { signInWithForm } from '../../sessions/sign-in.js';
 import { findClient, redirectUrisOf, saveMetadataClient } from '../../storage/clients.repository.js';
 import { findConsent, saveConsent } from '../../storage/consents.repository.js';
+import { whyUnavailable } from '../../storage/unavailable.js';
 import { issueAuthorizationCode } from '../authorization-codes.js';
 import { metadataTarget } from '../client-id-metadata/authorize-target.js';
 import { isClientIdUrl } from '../client-id-metadata/client-id-url.js';
@@ -227,12 +229,27 @@ async function authorize(x: Exchange, source: unknown): Promise<FastifyReply> {
     return sendRedirect(x.reply, x.status, location);
   }
   const flow: Flow = { ...partial, request };
+  return proceed(x, flow).catch((error: unknown) => unavailableRedirect(x, flow, error));
+}
+
+function proceed(x: Exchange, flow: Flow): Promise<FastifyReply> {
   if (x.request.method !== 'POST') return startFlow(x, flow);
   const body = formBody(x.request);
   if (body.step === 'signin') return signInStep(x, flow, body);
   if (body.step === 'consent') return consentStep(x, flow, body);
   if (body.step === 'switch') return switchStep(x, flow, body);
   return startFlow(x, flow);
+}
+
+/**
+ * RFC 6749 §4.1.2.1: once client and redirect URI are verified, a database fault is the client's
+ * to retry — `temporarily_unavailable` at its redirect URI. (Before, the pages' 503 page answers.)
+ */
+function unavailableRedirect(x: Exchange, flow: Flow, error: unknown): FastifyReply {
+  const reason = whyUnavailable(error);
+  if (!reason) throw error;
+  logServerFault(x.request, error, 'authorization failed');
+  return redirectError(x, flow, 'temporarily_unavailable', unavailableError(reason).description);
 }
 
 export async function authorizeRoutes(

@@ -95,6 +95,16 @@ interface Rotation {
 }
 
 /**
+ * Whether a repeat now is within the grace window of the rotation. This process's clock never
+ * runs backwards (src/clock.ts), but another instance's may run ahead of it: a rotation stamped
+ * more than the window ahead of this clock is not taken as just now either.
+ */
+function withinGrace(ctx: AppContext, rotatedAt: number, now: number): boolean {
+  const since = now - rotatedAt;
+  return since <= ctx.config.refreshGrace && since >= -ctx.config.refreshGrace;
+}
+
+/**
  * A repeat within the grace window: the pair the first rotation sealed in the row, if it is still
  * live. The window is judged before the seal is opened: after it, the repeat is a reuse.
  */
@@ -105,7 +115,7 @@ async function repeatOf(
   ip: string,
 ): Promise<Rotation> {
   const now = ctx.now();
-  if (row.rotated_at === null || now - row.rotated_at > ctx.config.refreshGrace) {
+  if (row.rotated_at === null || !withinGrace(ctx, row.rotated_at, now)) {
     throw await reused(ctx, row, ip);
   }
   const pair = row.successor === null ? undefined : openSuccessor(presented, row.successor);

@@ -1,0 +1,29 @@
+import { resolve } from 'node:path';
+import { backupSqlite, sqliteFileOf } from '../../storage/sqlite-copy.js';
+import { CommandError, defineCommand, UsageError } from '../command.js';
+
+/** `schoolauth backup --to FILE`: an online, consistent copy of a running SQLite database. */
+export const backup = defineCommand({
+  name: 'backup',
+  summary: 'Copy the SQLite database, while the service runs, to a file (SQLite online backup)',
+  bare: true,
+  options: { to: { type: 'string', required: true, description: 'the backup file to write' } },
+  async run(config, args, io) {
+    const source = sqliteFileOf(config.databaseUrl);
+    if (!source) {
+      throw new CommandError(
+        'backup copies a SQLite database file; for PostgreSQL use pg_dump -Fc or pg_basebackup (docs/deploy.md "Backups")',
+      );
+    }
+    const target = resolve(args.to!);
+    if ([source, `${source}-wal`, `${source}-shm`].includes(target)) {
+      throw new UsageError(`--to ${args.to} is the database itself; name a backup file elsewhere`);
+    }
+    const { pages } = await backupSqlite(source, target, config.databaseTimeout * 1000).catch(
+      (error: Error) => {
+        throw new CommandError(`cannot back up ${source} to ${target}: ${error.message}`);
+      },
+    );
+    io.stdout(`backed up ${source} to ${target} (${pages} pages, integrity_check ok)\n`);
+  },
+});

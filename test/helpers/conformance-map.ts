@@ -21,10 +21,11 @@ function cells(line: string): string[] {
     .map((cell) => cell.trim());
 }
 
-const FILE = /`(test\/[^`]+)`/g;
+/** A backticked path of a source file: a test file, checked to exist (a bare `x.test.ts` fails). */
+const FILE = /`([^`\s]+\.(?:ts|mjs|js))`/g;
 const NAME = /"((?:[^"\\]|\\.)*)"/g;
 
-/** The citations of a proof cell: each `test/…` file, then ` › ` and its quoted test names. */
+/** The citations of a proof cell: each file, then ` › ` and its quoted test names. */
 function citations(proof: string): Citation[] {
   const files = [...proof.matchAll(FILE)];
   return files.map((match, i) => {

@@ -46,6 +46,7 @@ describe('conformance map checker', () => {
     '| §1: one | `test/a.test.ts` › "x \\"y\\"", "z" (a note); `test/b.test.ts` › "w" |',
     '| §2: two | `test/c.test.ts` (no names) |',
     '| §3: three | see above |',
+    '| §4: four | `x.test.ts` › "x" |',
   ].join('\n');
 
   it('reads each row’s files and quoted names, unescaping \\", skipping headers and separators', () => {
@@ -60,18 +61,22 @@ describe('conformance map checker', () => {
       },
       { line: 4, requirement: '§2: two', citations: [{ file: 'test/c.test.ts', names: [] }] },
       { line: 5, requirement: '§3: three', citations: [] },
+      { line: 6, requirement: '§4: four', citations: [{ file: 'x.test.ts', names: ['x'] }] },
     ]);
   });
 
-  it('names the row for a missing file, a file without names, no citation and a renamed test', () => {
+  it('names the row for a missing file or path, a file without names, no citation and a renamed test', () => {
     const titles = testTitles("it('x \"y\"', () => {}); it('z', () => {}); describe('w', () => {});");
     const problems = parseConformanceMap(sample).flatMap((row) =>
-      rowProblems(row, (file) => (file === 'test/b.test.ts' ? undefined : titles)),
+      rowProblems(row, (file) =>
+        file.startsWith('test/') && file !== 'test/b.test.ts' ? titles : undefined,
+      ),
     );
     assert.deepEqual(problems, [
       'test/conformance.md:3 (§1: one): test/b.test.ts does not exist',
       'test/conformance.md:4 (§2: two): cites test/c.test.ts without naming a test (`file` › "name")',
       'test/conformance.md:5 (§3: three): cites no test',
+      'test/conformance.md:6 (§4: four): x.test.ts does not exist',
     ]);
     const renamed = testTitles("it('x \"y\"', () => {}); it('z2', () => {});");
     assert.deepEqual(

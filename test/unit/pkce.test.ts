@@ -33,25 +33,27 @@ describe('PKCE S256 (RFC 7636)', () => {
     assert.equal(verifyS256(CHALLENGE, CHALLENGE), false);
   });
 
-  const verifiers: ReadonlyArray<[string, boolean]> = [
-    [VERIFIER, true],
-    ['a'.repeat(43), true],
-    ['a'.repeat(128), true],
-    ['A-._~z09'.repeat(6), true],
-    ['a'.repeat(42), false],
-    ['a'.repeat(129), false],
-    [`${'a'.repeat(42)}+`, false],
-    [`${'a'.repeat(42)}/`, false],
-    [`${'a'.repeat(42)}=`, false],
-    [`${'a'.repeat(42)} `, false],
-    [`${'a'.repeat(42)}é`, false],
-    ['', false],
-  ];
-  for (const [verifier, valid] of verifiers) {
-    it(`verifier of ${verifier.length} chars ${JSON.stringify(verifier.slice(-3))} is ${valid ? 'valid' : 'invalid'} (§4.1)`, () => {
-      assert.equal(isValidCodeVerifier(verifier), valid);
-    });
-  }
+  describe('code_verifier syntax (RFC 7636 §4.1)', () => {
+    const verifiers: ReadonlyArray<[string, boolean]> = [
+      [VERIFIER, true],
+      ['a'.repeat(43), true],
+      ['a'.repeat(128), true],
+      ['A-._~z09'.repeat(6), true],
+      ['a'.repeat(42), false],
+      ['a'.repeat(129), false],
+      [`${'a'.repeat(42)}+`, false],
+      [`${'a'.repeat(42)}/`, false],
+      [`${'a'.repeat(42)}=`, false],
+      [`${'a'.repeat(42)} `, false],
+      [`${'a'.repeat(42)}é`, false],
+      ['', false],
+    ];
+    for (const [verifier, valid] of verifiers) {
+      it(`verifier of ${verifier.length} chars ${JSON.stringify(verifier.slice(-3))} is ${valid ? 'valid' : 'invalid'} (§4.1)`, () => {
+        assert.equal(isValidCodeVerifier(verifier), valid);
+      });
+    }
+  });
 
   it('says what is wrong with a malformed verifier: its forbidden characters, else its length', () => {
     assert.equal(codeVerifierProblem(VERIFIER), undefined);

@@ -27,6 +27,7 @@ import { tokenRoutes } from './oauth/token/endpoint.js';
 import { userinfoRoutes } from './oauth/userinfo.js';
 import { installErrorMetrics, metricsRoute, observeAnswer } from './ops/metrics-routes.js';
 import { assetRoutes } from './pages/assets.js';
+import { authorizeView } from './pages/authorize-view.js';
 import { connectedAppsRoutes } from './pages/connected-apps.routes.js';
 import { homeRoutes } from './pages/home.routes.js';
 import { signInRoutes } from './pages/sign-in.routes.js';
@@ -85,7 +86,7 @@ export async function createApp(given: AppContext, options: AppOptions = {}): Pr
     await deviceCookieKey(ctx);
     await pages.register(cookie);
     installPageErrorHandler(pages);
-    await pages.register(async (scope) => authorizeRoutes(scope, ctx, limits));
+    await pages.register(async (scope) => authorizeRoutes(scope, ctx, limits, authorizeView));
     await pages.register(async (scope) => signInRoutes(scope, ctx));
     await pages.register(async (scope) => connectedAppsRoutes(scope, ctx));
   });

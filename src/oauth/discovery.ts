@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { SIGNING_ALG } from '../crypto/keys.js';
+import { SIGNING_ALG } from '../crypto/signing-key.js';
 import { PATHS } from '../paths.js';
 import { SCOPE_NAMES } from './scope-catalogue.js';
 

@@ -4,7 +4,7 @@
  */
 import type { Config } from './config.js';
 import { type AppContext, systemClock } from './context.js';
-import { KeyStore } from './crypto/keys.js';
+import { KeyStore } from './signing-keys/key-store.js';
 import { openStorage } from './storage/connect.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { migrations } from './storage/migrations/index.js';

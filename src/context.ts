@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
-import type { KeyStore } from './crypto/keys.js';
+import type { KeyStore } from './signing-keys/key-store.js';
 import type { Storage } from './storage/connect.js';
 import type { Database } from './storage/schema.js';
 

@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { URL_FIELD_RULES } from './api/url-fields.js';
 import { DISPLAY_TEXT_PATTERN, displayTextProblem } from './display-text.js';
 import { ApiError, type ErrorCode, OAuthError, WireError } from './errors.js';
 import { MAX_PATH_SEGMENT_LENGTH } from './limits.js';
+import { URL_FIELD_RULES } from './school/url-fields.js';
 import { type UnavailableReason, whyUnavailable } from './storage/unavailable.js';
 
 /** PostgreSQL SQLSTATE 22021: character_not_in_repertoire. */

@@ -6,8 +6,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
-import { decodeCursor, encodeCursor, newId, toColumns, toItem } from './codec.js';
-import type { FamilyDefinition, Operation } from './define.js';
+import type { FamilyDefinition, Operation } from '../school/define.js';
+import { newId, toColumns } from '../school/rows.js';
+import {
+  deleteRow,
+  getRow,
+  insertRow,
+  listRows,
+  type Row,
+  rowExists,
+  type Scope,
+  updateRow,
+} from '../school/store.js';
+import { decodeCursor, encodeCursor, toItem } from './codec.js';
 import {
   ancestors,
   createBodySchema,
@@ -18,16 +29,6 @@ import {
   updateBodySchema,
 } from './schemas.js';
 import { loadSchool, requireRead, requireWrite, type SchoolAccess } from './school-access.js';
-import {
-  deleteRow,
-  getRow,
-  insertRow,
-  listRows,
-  type Row,
-  rowExists,
-  type Scope,
-  updateRow,
-} from './store.js';
 
 type Params = Record<string, string>;
 

@@ -1,23 +1,11 @@
 /**
  * Between the wire and the row: booleans are 0/1 integers, JSON values are text, and the API's
  * own timestamps (epoch seconds in storage) are RFC 3339 on the wire. Ids sort by creation time
- * so a page cursor is simply the last id seen.
+ * (school/rows.ts) so a page cursor is simply the last id seen.
  */
-import { randomBytes } from 'node:crypto';
 import { badRequest } from '../errors.js';
-import type { FamilyDefinition } from './define.js';
-import type { Row } from './store.js';
-
-let lastMillis = 0;
-let sequence = 0;
-
-/** `crs_` + 9 base-36 digits of milliseconds + 4-digit sequence + 12 hex random: ordered by creation. */
-export function newId(prefix: string): string {
-  const millis = Date.now();
-  sequence = millis === lastMillis ? sequence + 1 : 0;
-  lastMillis = millis;
-  return `${prefix}_${millis.toString(36).padStart(9, '0')}${sequence.toString(36).padStart(4, '0')}${randomBytes(6).toString('hex')}`;
-}
+import type { FamilyDefinition } from '../school/define.js';
+import type { Row } from '../school/store.js';
 
 /**
  * Recent conversions, cleared when full. `toISOString` costs ~0.9 µs here and a read answers the
@@ -35,20 +23,6 @@ export function isoTime(epochSeconds: number): string {
     ISO_TIMES.set(epochSeconds, iso);
   }
   return iso;
-}
-
-/** Wire values (validated already) → column values. */
-export function toColumns(def: FamilyDefinition, body: Record<string, unknown>): Row {
-  const row: Row = {};
-  for (const [name, value] of Object.entries(body)) {
-    const f = def.fields[name];
-    if (!f) continue;
-    if (value === null || value === undefined) row[name] = null;
-    else if (f.kind === 'boolean') row[name] = value ? 1 : 0;
-    else if (f.kind === 'json') row[name] = JSON.stringify(value);
-    else row[name] = value as string | number;
-  }
-  return row;
 }
 
 /** A row → the item on the wire; `publicView` drops private fields. */

@@ -4,8 +4,8 @@
  * validate with these and /openapi.json publishes the same objects.
  */
 import { type TSchema, Type } from '@sinclair/typebox';
-import type { FamilyDefinition, FieldSpec } from './define.js';
-import { httpsUrlSchema } from './url-fields.js';
+import type { FamilyDefinition, FieldSpec } from '../school/define.js';
+import { httpsUrlSchema } from '../school/url-fields.js';
 
 /** PostgreSQL `integer` is 32-bit; keep every number inside it. */
 const INT_MAX = 2_000_000_000;

@@ -7,12 +7,12 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Principal } from '../resource-server/principal.js';
+import { httpsUrlSchema } from '../school/url-fields.js';
 import { membershipsOf } from '../storage/accounts.repository.js';
 import type { School } from '../storage/schema.js';
 import { decodeSlugCursor, isoTime, slugCursor } from './codec.js';
 import { listQuerySchema, schoolParam } from './schemas.js';
 import { loadSchool, requireRead, requireWrite, type SchoolAccess } from './school-access.js';
-import { httpsUrlSchema } from './url-fields.js';
 
 const params = Type.Object({ school: schoolParam });
 

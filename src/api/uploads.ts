@@ -13,9 +13,10 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError, badRequest, notFound, WireError } from '../errors.js';
+import { newId } from '../school/rows.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../storage/private-files.js';
 import { whyUnavailable } from '../storage/unavailable.js';
-import { isoTime, newId } from './codec.js';
+import { isoTime } from './codec.js';
 import { errorSchema, schoolParam } from './schemas.js';
 import { loadSchool, requireWrite } from './school-access.js';
 

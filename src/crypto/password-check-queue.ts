@@ -6,8 +6,6 @@
  * SIGNIN_CONCURRENCY checks run and SIGNIN_QUEUE wait; any more are refused at once, so the wait
  * of an admitted check is bounded and the caller can answer "busy, retry in a second".
  */
-import type { Config } from '../config.js';
-
 export class PasswordCheckQueue {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
@@ -37,14 +35,23 @@ export class PasswordCheckQueue {
   }
 }
 
-const queues = new WeakMap<Config, PasswordCheckQueue>();
+/** The bounds a queue is built from: the Config's SIGNIN_CONCURRENCY and SIGNIN_QUEUE. */
+export interface PasswordCheckLimits {
+  readonly signinConcurrency: number;
+  readonly signinQueue: number;
+}
 
-/** The queue of this configuration: one per process (tests build several configurations). */
-export function passwordCheckQueue(config: Config): PasswordCheckQueue {
-  let queue = queues.get(config);
+const queues = new WeakMap<PasswordCheckLimits, PasswordCheckQueue>();
+
+/**
+ * The queue of this configuration (the Config object is passed as its limits): one per process
+ * (tests build several configurations).
+ */
+export function passwordCheckQueue(limits: PasswordCheckLimits): PasswordCheckQueue {
+  let queue = queues.get(limits);
   if (!queue) {
-    queue = new PasswordCheckQueue(config.signinConcurrency, config.signinQueue);
-    queues.set(config, queue);
+    queue = new PasswordCheckQueue(limits.signinConcurrency, limits.signinQueue);
+    queues.set(limits, queue);
   }
   return queue;
 }

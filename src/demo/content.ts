@@ -4,20 +4,20 @@
  * queries the API uses.
  */
 import type { Kysely } from 'kysely';
-import { newId, toColumns } from '../api/codec.js';
-import type { FamilyDefinition } from '../api/define.js';
+import type { FamilyDefinition } from '../school/define.js';
 import {
   coupons,
   digitalProducts,
   membershipPlans,
   orders,
   subscriptions,
-} from '../api/families/commerce.js';
-import { comments, events, forms, pages, posts, submissions } from '../api/families/content.js';
-import { courses } from '../api/families/courses.js';
-import { lessons, sections } from '../api/families/curriculum.js';
-import { lecturers, members, students } from '../api/families/people.js';
-import { insertRow, type Row } from '../api/store.js';
+} from '../school/families/commerce.js';
+import { comments, events, forms, pages, posts, submissions } from '../school/families/content.js';
+import { courses } from '../school/families/courses.js';
+import { lessons, sections } from '../school/families/curriculum.js';
+import { lecturers, members, students } from '../school/families/people.js';
+import { newId, toColumns } from '../school/rows.js';
+import { insertRow, type Row } from '../school/store.js';
 import type { Database } from '../storage/schema.js';
 
 type Values = Record<string, unknown>;

@@ -7,7 +7,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { authorizationServerMetadata, PATHS } from '../oauth/discovery.js';
+import { authorizationServerMetadata } from '../oauth/discovery.js';
+import { PATHS } from '../paths.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
 const SCOPE = 'openid profile account:read courses:read';

@@ -5,8 +5,8 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { PATHS } from '../oauth/discovery.js';
 import { SCOPES } from '../oauth/scope-catalogue.js';
+import { PATHS } from '../paths.js';
 
 export async function registerOpenApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { issuer } = ctx.config;

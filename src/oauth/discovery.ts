@@ -4,24 +4,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { SIGNING_ALG } from '../crypto/keys.js';
+import { SIGNING_ALG } from '../crypto/signing-key.js';
+import { PATHS } from '../paths.js';
 import { SCOPE_NAMES } from './scope-catalogue.js';
-
-export const PATHS = {
-  authorization: '/oauth/authorize',
-  token: '/api/oauth/token',
-  registration: '/api/oauth/register',
-  userinfo: '/api/oauth/userinfo',
-  revocation: '/api/oauth/revoke',
-  introspection: '/api/oauth/introspect',
-  jwks: '/.well-known/jwks.json',
-  authorizationServerMetadata: '/.well-known/oauth-authorization-server',
-  openidConfiguration: '/.well-known/openid-configuration',
-  protectedResourceMetadata: '/.well-known/oauth-protected-resource',
-  openapi: '/openapi.json',
-  authMd: '/auth.md',
-  connectedApps: '/account/apps',
-} as const;
 
 export const CLAIMS_SUPPORTED = [
   'sub',

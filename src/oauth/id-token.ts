@@ -4,7 +4,7 @@
  */
 import type { AppContext } from '../context.js';
 import { signJwt } from '../crypto/jws.js';
-import { SIGNING_ALG } from '../crypto/keys.js';
+import { SIGNING_ALG } from '../crypto/signing-key.js';
 
 export interface IdTokenInput {
   readonly accountId: string;

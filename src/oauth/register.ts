@@ -10,6 +10,7 @@ import { mintSecret, randomId } from '../crypto/tokens.js';
 import { DISPLAY_TEXT_PATTERN } from '../display-text.js';
 import { logServerFault, sendWireError, toWireError } from '../error-handler.js';
 import { OAuthError, WireError } from '../errors.js';
+import { PATHS } from '../paths.js';
 import type { EndpointLimits } from '../rate-limit/endpoint-limits.js';
 import { insertClient } from '../storage/clients.repository.js';
 import type { Client } from '../storage/schema.js';
@@ -20,7 +21,6 @@ import {
   type RegistrationRequest,
   validateRegistration,
 } from './client-metadata.js';
-import { PATHS } from './discovery.js';
 import { NO_STORE, OAuthErrorBody } from './wire-schemas.js';
 
 // Every string of the metadata may be shown to a person (consent, Connected apps, client list).

@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { OAuthError } from '../errors.js';
+import { PATHS } from '../paths.js';
 import {
   authenticateAccessToken,
   bearerChallenge,
@@ -17,7 +18,6 @@ import {
 import { findAccountById } from '../storage/accounts.repository.js';
 import type { BearerToken } from '../storage/bearer-tokens.repository.js';
 import type { Account } from '../storage/schema.js';
-import { PATHS } from './discovery.js';
 import { splitScope } from './scopes.js';
 import { NO_STORE, OAuthErrorBody } from './wire-schemas.js';
 

@@ -10,7 +10,7 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { KEY_RELOAD_INTERVAL, type KeyStore } from '../crypto/keys.js';
+import { KEY_RELOAD_INTERVAL, type KeyStore } from '../signing-keys/key-store.js';
 import type { Storage } from '../storage/connect.js';
 import { dialectOf } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';

@@ -3,7 +3,7 @@
  * grant), what it may do, since when and when it last acted — and a **Revoke** button that ends
  * all of it.
  */
-import { PATHS } from '../oauth/discovery.js';
+import { PATHS } from '../paths.js';
 import type { ClientKind } from '../storage/schema.js';
 import { clientKindBadge, csrfField, scopeList, utcTime } from './fragments.js';
 import { html, type SafeHtml } from './html.js';

@@ -8,11 +8,12 @@ import type { FastifyInstance } from 'fastify';
 import { recordAudit } from '../audit/audit.js';
 import { isLoopbackHostname } from '../config.js';
 import type { AppContext } from '../context.js';
+import { field, formBody } from '../form-post.js';
 import { isConfidential } from '../oauth/authorize/consent-policy.js';
 import { clientIdHost } from '../oauth/client-id-metadata/client-id-url.js';
 import { judgeClientId } from '../oauth/client-id-metadata/rules.js';
-import { PATHS } from '../oauth/discovery.js';
 import { SCOPE_NAMES } from '../oauth/scope-catalogue.js';
+import { PATHS } from '../paths.js';
 import { CSRF_FIELD, checkCsrfToken, csrfToken } from '../sessions/csrf.js';
 import { loadSession } from '../sessions/sessions.js';
 import { listMetadataRules } from '../storage/client-metadata-rules.repository.js';
@@ -24,7 +25,7 @@ import {
   connectedAppsPage,
   REVOKE_PATH,
 } from './connected-apps.page.js';
-import { field, formBody, pageRoute } from './form.js';
+import { pageRoute } from './form.js';
 import { sendPage, sendRedirect } from './respond.js';
 import { groupScopes } from './scope-groups.js';
 import { expiredFormPage, signInUrl } from './sign-in.routes.js';

@@ -3,7 +3,7 @@
  * answer goes, what it may do — in plain words grouped by area — in which school, and **Allow** /
  * **Deny**; and a way out for someone who is not the person signed in.
  */
-import { PATHS } from '../oauth/discovery.js';
+import { PATHS } from '../paths.js';
 import type { ClientKind } from '../storage/schema.js';
 import { clientKindBadge, csrfField, hiddenFields, scopeList, utcTime } from './fragments.js';
 import { html, type SafeHtml } from './html.js';

@@ -1,32 +1,15 @@
 /**
- * Reading HTML form posts. Page routes answer with pages, never JSON, so they take any body and
- * read it field by field: a field sent twice is treated as absent.
+ * Page routes: where sign-in may return to, and how a page route is described in /openapi.json.
+ * Reading the posted form itself is ../form-post.ts (shared with the authorization endpoint).
  */
-import type { FastifyRequest, RouteShorthandOptions } from 'fastify';
-
-export type FormBody = Readonly<Record<string, unknown>>;
-
-export function formBody(request: FastifyRequest): FormBody {
-  const body = request.body;
-  return typeof body === 'object' && body !== null ? (body as FormBody) : {};
-}
-
-export function field(body: FormBody, name: string): string | undefined {
-  const value = body[name];
-  return typeof value === 'string' ? value : undefined;
-}
+import type { RouteShorthandOptions } from 'fastify';
+import { documentOnly } from '../form-post.js';
 
 /** A same-origin path to return to after sign-in; anything else (other origins, `//host`) is refused. */
 export function safeReturnPath(value: string | undefined, fallback: string): string {
   if (!value || value.length > 4096) return fallback;
   return /^\/(?![/\\])[\x21-\x7e]*$/.test(value) ? value : fallback;
 }
-
-/**
- * A schema that documents parameters without enforcing them: a page route answers bad input with
- * a page, never a JSON 400, so it reads what it gets by hand.
- */
-export const documentOnly = () => () => true;
 
 const HTML = { 'text/html': { schema: { type: 'string' } } } as const;
 

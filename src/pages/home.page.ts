@@ -3,7 +3,7 @@
  * links to what a person (sign in, Connected apps) and a developer (the walkthrough, the API
  * description, the metadata) came for. No script, like every page.
  */
-import { PATHS } from '../oauth/discovery.js';
+import { PATHS } from '../paths.js';
 import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
 

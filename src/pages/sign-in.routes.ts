@@ -5,13 +5,14 @@
 import type { FastifyInstance } from 'fastify';
 import { recordAudit } from '../audit/audit.js';
 import type { AppContext } from '../context.js';
-import { PATHS } from '../oauth/discovery.js';
+import { field, formBody } from '../form-post.js';
+import { PATHS } from '../paths.js';
 import { CSRF_FIELD, checkCsrfToken, checkSigninCsrf, signinCsrfToken } from '../sessions/csrf.js';
 import { endSession, loadSession, startSession } from '../sessions/sessions.js';
 import { signInWithForm } from '../sessions/sign-in.js';
 import { SIGNOUT_PATH } from './connected-apps.page.js';
 import { errorPage } from './error.page.js';
-import { field, formBody, pageRoute, safeReturnPath } from './form.js';
+import { pageRoute, safeReturnPath } from './form.js';
 import { sendPage, sendRedirect } from './respond.js';
 import { signInPage } from './sign-in.page.js';
 

@@ -6,7 +6,7 @@
 import type { AppContext } from '../context.js';
 import { hashSecret } from '../crypto/tokens.js';
 import { OAuthError } from '../errors.js';
-import { PATHS } from '../oauth/discovery.js';
+import { PATHS } from '../paths.js';
 import {
   type AccessTokenWithAccount,
   type BearerToken,

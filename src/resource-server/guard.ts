@@ -12,7 +12,7 @@ import type {
 import type { AppContext } from '../context.js';
 import { hashSecret } from '../crypto/tokens.js';
 import { ApiError, OAuthError } from '../errors.js';
-import { PATHS } from '../oauth/discovery.js';
+import { PATHS } from '../paths.js';
 import type { BearerToken } from '../storage/bearer-tokens.repository.js';
 import { authenticateTokenKey, insufficientScope, invalidToken, readAuthorizationHeader } from './bearer.js';
 import { type Access, ANONYMOUS, type Principal } from './principal.js';

@@ -10,7 +10,7 @@ import { createApp } from '../../src/app.js';
 import { bootstrap } from '../../src/bootstrap.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type AppContext, systemClock } from '../../src/context.js';
-import { KeyStore } from '../../src/crypto/keys.js';
+import { KeyStore } from '../../src/signing-keys/key-store.js';
 import { type DialectName, openStorage } from '../../src/storage/connect.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 

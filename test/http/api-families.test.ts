@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { collectionPath } from '../../src/api/builder.js';
-import type { FamilyDefinition, FieldSpec } from '../../src/api/define.js';
-import { FAMILIES } from '../../src/api/families/index.js';
 import { exampleBody } from '../../src/api/schemas.js';
+import type { FamilyDefinition, FieldSpec } from '../../src/school/define.js';
+import { FAMILIES } from '../../src/school/families/index.js';
 import { ALL_SCOPES, call, type Demo, seedDemo } from '../helpers/api.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 import { createPerson } from '../helpers/flow.js';

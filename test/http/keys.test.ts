@@ -16,7 +16,7 @@ import {
   prepublicationDelay,
   RotationPending,
   rotateKeys,
-} from '../../src/crypto/keys.js';
+} from '../../src/signing-keys/key-store.js';
 import { openStorage } from '../../src/storage/connect.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { migrations } from '../../src/storage/migrations/index.js';

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createApp } from '../../src/app.js';
 import type { AppContext } from '../../src/context.js';
-import { KeyStore } from '../../src/crypto/keys.js';
+import { KeyStore } from '../../src/signing-keys/key-store.js';
 import { openStorage } from '../../src/storage/connect.js';
 import { PG_URL, type TestApp } from '../helpers/app.js';
 

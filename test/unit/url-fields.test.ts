@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { HTTPS_URL_FORMAT, TEXT_OR_HTTPS_URL_FORMAT, urlFormats } from '../../src/api/url-fields.js';
+import { HTTPS_URL_FORMAT, TEXT_OR_HTTPS_URL_FORMAT, urlFormats } from '../../src/school/url-fields.js';
 
 const onHttps = urlFormats(false);
 const onLoopbackHttp = urlFormats(true);

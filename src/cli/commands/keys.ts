@@ -1,6 +1,6 @@
 import { recordAudit } from '../../audit/audit.js';
-import { KEY_RELOAD_INTERVAL, keyState, RotationPending, rotateKeys } from '../../crypto/keys.js';
 import { notifyKeysChanged } from '../../ops/key-sync.js';
+import { KEY_RELOAD_INTERVAL, keyState, RotationPending, rotateKeys } from '../../signing-keys/key-store.js';
 import { listAllKeys } from '../../storage/signing-keys.repository.js';
 import { CommandError, defineCommand, isoTime, table } from '../command.js';
 

@@ -9,10 +9,9 @@ import { recordAudit } from '../../audit/audit.js';
 import type { AppContext } from '../../context.js';
 import { logServerFault, unavailableError } from '../../error-handler.js';
 import type { OAuthErrorCode } from '../../errors.js';
+import { formBody } from '../../form-post.js';
 import { countOAuthError } from '../../ops/metrics.js';
-import { formBody } from '../../pages/form.js';
-import { sendPage, sendRedirect } from '../../pages/respond.js';
-import { expiredFormPage } from '../../pages/sign-in.routes.js';
+import { PATHS } from '../../paths.js';
 import type { EndpointLimits } from '../../rate-limit/endpoint-limits.js';
 import { CSRF_FIELD, checkCsrfToken, checkSigninCsrf } from '../../sessions/csrf.js';
 import { type ActiveSession, endSession, loadSession, startSession } from '../../sessions/sessions.js';
@@ -25,14 +24,13 @@ import { metadataTarget } from '../client-id-metadata/authorize-target.js';
 import { isClientIdUrl } from '../client-id-metadata/client-id-url.js';
 import type { MetadataDocuments } from '../client-id-metadata/documents.js';
 import { metadataDocumentsFor } from '../client-id-metadata/wiring.js';
-import { PATHS } from '../discovery.js';
 import { inCatalogueOrder, splitScope } from '../scopes.js';
 import { consentRequiredDescription, judgeConsent } from './consent-policy.js';
-import { type Flow, showConsent, showProblem, showSignIn } from './pages.js';
 import { readParams } from './params.js';
 import { clientRedirect } from './response.js';
 import { AUTHORIZE_SCHEMA } from './schema.js';
 import { checkTarget, isRequestError, type Target, validateRequest } from './validate.js';
+import type { AuthorizeView, Flow } from './view.js';
 
 interface Exchange {
   readonly ctx: AppContext;
@@ -41,6 +39,7 @@ interface Exchange {
   /** 302 answers a GET; 303 makes the browser follow a POST with a GET. */
   readonly status: 302 | 303;
   readonly documents: MetadataDocuments;
+  readonly view: AuthorizeView;
 }
 
 function redirectToClient(x: Exchange, flow: Flow, params: Record<string, string | undefined>): FastifyReply {
@@ -49,7 +48,7 @@ function redirectToClient(x: Exchange, flow: Flow, params: Record<string, string
     { ...params, state: flow.request.state },
     x.ctx.config.issuer,
   );
-  return sendRedirect(x.reply, x.status, location);
+  return x.view.redirect(x.reply, x.status, location);
 }
 
 function redirectError(x: Exchange, flow: Flow, error: OAuthErrorCode, description: string): FastifyReply {
@@ -107,7 +106,13 @@ async function afterSignIn(x: Exchange, flow: Flow, session: ActiveSession): Pro
   if (flow.request.prompt.has('none')) {
     return redirectError(x, flow, 'consent_required', consentRequiredDescription(judgement));
   }
-  return showConsent(x.ctx, x.reply, flow, session, judgement.remembered ? consent?.updated_at : undefined);
+  return x.view.consent(
+    x.ctx,
+    x.reply,
+    flow,
+    session,
+    judgement.remembered ? consent?.updated_at : undefined,
+  );
 }
 
 async function startFlow(x: Exchange, flow: Flow): Promise<FastifyReply> {
@@ -121,14 +126,13 @@ async function startFlow(x: Exchange, flow: Flow): Promise<FastifyReply> {
         'the person must sign in; send the request without prompt=none',
       );
     }
-    return showSignIn(x.ctx, x.request, x.reply, flow);
+    return x.view.signIn(x.ctx, x.request, x.reply, flow);
   }
   return afterSignIn(x, flow, session);
 }
 
 async function signInStep(x: Exchange, flow: Flow, body: Record<string, unknown>): Promise<FastifyReply> {
-  if (!checkSigninCsrf(x.ctx, x.request, body[CSRF_FIELD]))
-    return sendPage(x.reply, 403, expiredFormPage(x.request.id));
+  if (!checkSigninCsrf(x.ctx, x.request, body[CSRF_FIELD])) return x.view.expiredForm(x.reply);
   const outcome = await signInWithForm(x.ctx, x.request, x.reply, {
     email: body.email,
     password: body.password,
@@ -136,7 +140,7 @@ async function signInStep(x: Exchange, flow: Flow, body: Record<string, unknown>
   if (!('account' in outcome)) {
     const email = typeof body.email === 'string' ? body.email : undefined;
     if (outcome.retryAfter) x.reply.header('retry-after', String(outcome.retryAfter));
-    return showSignIn(x.ctx, x.request, x.reply, flow, {
+    return x.view.signIn(x.ctx, x.request, x.reply, flow, {
       email,
       message: outcome.message,
       status: outcome.status,
@@ -149,9 +153,8 @@ async function signInStep(x: Exchange, flow: Flow, body: Record<string, unknown>
 async function consentStep(x: Exchange, flow: Flow, body: Record<string, unknown>): Promise<FastifyReply> {
   const session = await loadSession(x.ctx, x.request);
   // The session ended while the page was open: sign in again, the request is kept.
-  if (!session) return showSignIn(x.ctx, x.request, x.reply, flow);
-  if (!checkCsrfToken(session.csrfSecret, 'authorize', body[CSRF_FIELD]))
-    return sendPage(x.reply, 403, expiredFormPage(x.request.id));
+  if (!session) return x.view.signIn(x.ctx, x.request, x.reply, flow);
+  if (!checkCsrfToken(session.csrfSecret, 'authorize', body[CSRF_FIELD])) return x.view.expiredForm(x.reply);
   const accountId = session.account.id;
   const now = x.ctx.now();
   if (body.decision !== 'allow') {
@@ -185,7 +188,7 @@ async function switchStep(x: Exchange, flow: Flow, body: Record<string, unknown>
   const session = await loadSession(x.ctx, x.request);
   if (session) {
     if (!checkCsrfToken(session.csrfSecret, 'signout', body[CSRF_FIELD])) {
-      return sendPage(x.reply, 403, expiredFormPage(x.request.id));
+      return x.view.expiredForm(x.reply);
     }
     await endSession(x.ctx, x.request, x.reply);
     await recordAudit(
@@ -194,7 +197,7 @@ async function switchStep(x: Exchange, flow: Flow, body: Record<string, unknown>
       x.ctx.now(),
     );
   }
-  return showSignIn(x.ctx, x.request, x.reply, flow);
+  return x.view.signIn(x.ctx, x.request, x.reply, flow);
 }
 
 /** The client and the verified redirect URI: from a registration row, or from a metadata document. */
@@ -210,7 +213,7 @@ async function findTarget(x: Exchange, params: ReturnType<typeof readParams>): P
 async function authorize(x: Exchange, source: unknown): Promise<FastifyReply> {
   const params = readParams(source);
   const target = await findTarget(x, params);
-  if ('problem' in target) return showProblem(x.reply, target.problem);
+  if ('problem' in target) return x.view.problem(x.reply, target.problem);
   const request = validateRequest(params, x.ctx.config.issuer);
   const partial = {
     params,
@@ -226,7 +229,7 @@ async function authorize(x: Exchange, source: unknown): Promise<FastifyReply> {
       { error: request.error, error_description: request.description, state },
       x.ctx.config.issuer,
     );
-    return sendRedirect(x.reply, x.status, location);
+    return x.view.redirect(x.reply, x.status, location);
   }
   const flow: Flow = { ...partial, request };
   return proceed(x, flow).catch((error: unknown) => unavailableRedirect(x, flow, error));
@@ -256,12 +259,13 @@ export async function authorizeRoutes(
   app: FastifyInstance,
   ctx: AppContext,
   limits: Pick<EndpointLimits, 'clientMetadata'>,
+  view: AuthorizeView,
 ): Promise<void> {
   const documents = metadataDocumentsFor(ctx, limits);
   app.get(PATHS.authorization, AUTHORIZE_SCHEMA.get, (request, reply) =>
-    authorize({ ctx, request, reply, status: 302, documents }, request.query),
+    authorize({ ctx, request, reply, status: 302, documents, view }, request.query),
   );
   app.post(PATHS.authorization, AUTHORIZE_SCHEMA.post, (request, reply) =>
-    authorize({ ctx, request, reply, status: 303, documents }, request.body),
+    authorize({ ctx, request, reply, status: 303, documents, view }, request.body),
   );
 }

@@ -1,5 +1,5 @@
 /**
- * RS256 signing keys, kept in the database so every instance signs with the same key and
+ * RS256 signing keys (crypto/signing-key.ts), kept in the database so every instance signs with the same key and
  * publishes the same JWKS. A key's state follows from the times stored with it, so every instance
  * switches at the same moment without being told:
  *
@@ -8,9 +8,15 @@
  *   previous  published until every ID token it signed has expired
  *   retired   neither
  */
-import { createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import type { Kysely } from 'kysely';
+import {
+  type KeyMaterial,
+  newKeyMaterial,
+  openSigningKey,
+  SIGNING_ALG,
+  type SigningKey,
+} from '../crypto/signing-key.js';
 import { withExclusiveLock } from '../ops/instance-lock.js';
 import type { Database, SigningKeyRow } from '../storage/schema.js';
 import {
@@ -20,11 +26,6 @@ import {
   retireCurrentKeys,
 } from '../storage/signing-keys.repository.js';
 import { inTransaction } from '../storage/transaction.js';
-import { openPrivateKey, sealPrivateKey } from './key-encryption.js';
-import { randomId } from './tokens.js';
-
-export const SIGNING_ALG = 'RS256' as const;
-
 export type KeyState = 'next' | 'current' | 'previous' | 'retired';
 
 type KeyTimes = Pick<SigningKeyRow, 'activates_at' | 'retired_at' | 'retire_until'>;
@@ -63,11 +64,6 @@ export function prepublicationDelay(jwksMaxAge: number): number {
   return jwksMaxAge + KEY_RELOAD_INTERVAL + KEY_RELOAD_SLACK;
 }
 
-export interface SigningKey {
-  readonly kid: string;
-  readonly key: KeyObject;
-}
-
 export interface KeyStoreOptions {
   readonly idTokenTtl: number;
   readonly keyEncryptionSecret: string | undefined;
@@ -77,28 +73,6 @@ export interface KeyStoreOptions {
 export interface RotationOptions extends KeyStoreOptions {
   /** The `max-age` JWKS is served with (JWKS_MAX_AGE). */
   readonly jwksMaxAge: number;
-}
-
-interface KeyMaterial {
-  readonly kid: string;
-  readonly public_jwk: string;
-  readonly private_jwk: string;
-}
-
-/** A fresh RSA key pair (slow: up to seconds on a busy machine), the private half sealed. */
-async function newKeyMaterial(options: KeyStoreOptions): Promise<KeyMaterial> {
-  const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALG, {
-    modulusLength: 2048,
-    extractable: true,
-  });
-  const kid = randomId();
-  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
-  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG };
-  return {
-    kid,
-    public_jwk: JSON.stringify(publicJwk),
-    private_jwk: sealPrivateKey(JSON.stringify(privateJwk), options.keyEncryptionSecret),
-  };
 }
 
 function keyRow(material: KeyMaterial, createdAt: number, activatesAt: number): SigningKeyRow {
@@ -134,7 +108,7 @@ export interface Rotation {
 export async function rotateKeys(db: Kysely<Database>, options: RotationOptions): Promise<Rotation> {
   // Key generation is slow: before the clock is read (the delay counts from publication) and
   // outside the transaction.
-  const material = await newKeyMaterial(options);
+  const material = await newKeyMaterial(options.keyEncryptionSecret);
   const now = options.now();
   const activatesAt = now + prepublicationDelay(options.jwksMaxAge);
   const previousUntil = activatesAt + options.idTokenTtl + KEY_PROPAGATION_MARGIN;
@@ -216,10 +190,7 @@ export class KeyStore {
     if (state === 'next' || state === 'current') {
       signing = this.opened.get(row.kid);
       if (!signing) {
-        const jwk = JSON.parse(
-          openPrivateKey(row.private_jwk, this.options.keyEncryptionSecret),
-        ) as JsonWebKey;
-        signing = { kid: row.kid, key: createPrivateKey({ key: jwk, format: 'jwk' }) };
+        signing = openSigningKey(row.kid, row.private_jwk, this.options.keyEncryptionSecret);
         this.opened.set(row.kid, signing);
       }
     }
@@ -241,7 +212,7 @@ export class KeyStore {
       const rows = await listPublishedKeys(db, this.options.now());
       if (rows.some((r) => r.retired_at === null)) return;
       // The first key signs at once: no verifier can have cached a JWKS without it.
-      const material = await newKeyMaterial(this.options);
+      const material = await newKeyMaterial(this.options.keyEncryptionSecret);
       const at = this.options.now();
       await insertKey(db, keyRow(material, at, at));
     });

@@ -1,36 +1,24 @@
 /**
- * The pages the authorization endpoint shows mid-flow. Both carry the validated request as
- * hidden fields; the POST that comes back is validated again from scratch, so nothing the
+ * The pages the authorization endpoint shows mid-flow (its AuthorizeView, oauth/authorize/view.ts).
+ * Both carry the validated request as hidden fields; the POST that comes back is validated again from scratch, so nothing the
  * browser returns is trusted beyond what a fresh GET with those parameters would be.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
-import { consentPage } from '../../pages/consent.page.js';
-import { errorPage } from '../../pages/error.page.js';
-import { sendPage } from '../../pages/respond.js';
-import { groupScopes } from '../../pages/scope-groups.js';
-import { signInPage } from '../../pages/sign-in.page.js';
-import { csrfToken, signinCsrfToken } from '../../sessions/csrf.js';
-import type { ActiveSession } from '../../sessions/sessions.js';
-import { membershipsOf } from '../../storage/accounts.repository.js';
-import type { Client } from '../../storage/schema.js';
-import { PATHS } from '../discovery.js';
-import { isSchoolScope } from '../scope-catalogue.js';
-import { isConfidential } from './consent-policy.js';
-import type { RequestParams } from './params.js';
-import type { AuthorizationRequest, MetadataIdentity, PageProblem } from './validate.js';
-
-/** The hidden `step` field says which page a POST answers (`switch`: "Not you?" on consent). */
-export type Step = 'signin' | 'consent' | 'switch';
-
-export interface Flow {
-  readonly params: RequestParams;
-  readonly client: Client;
-  readonly redirectUri: string;
-  /** Set when the client is known from its metadata document (SPEC §5a). */
-  readonly metadata: MetadataIdentity | undefined;
-  readonly request: AuthorizationRequest;
-}
+import type { AppContext } from '../context.js';
+import { isConfidential } from '../oauth/authorize/consent-policy.js';
+import type { PageProblem } from '../oauth/authorize/validate.js';
+import type { AuthorizeView, Flow, SignInFailure, Step } from '../oauth/authorize/view.js';
+import { isSchoolScope } from '../oauth/scope-catalogue.js';
+import { PATHS } from '../paths.js';
+import { csrfToken, signinCsrfToken } from '../sessions/csrf.js';
+import type { ActiveSession } from '../sessions/sessions.js';
+import { membershipsOf } from '../storage/accounts.repository.js';
+import { consentPage } from './consent.page.js';
+import { errorPage } from './error.page.js';
+import { sendPage, sendRedirect } from './respond.js';
+import { groupScopes } from './scope-groups.js';
+import { signInPage } from './sign-in.page.js';
+import { expiredFormPage } from './sign-in.routes.js';
 
 function hidden(flow: Flow, step: Step): Record<string, string> {
   return { ...(flow.params.values as Record<string, string>), step };
@@ -39,12 +27,12 @@ function hidden(flow: Flow, step: Step): Record<string, string> {
 /** CSP form-action must also allow the redirect that follows the form post. */
 const formTargets = (flow: Flow) => [new URL(flow.redirectUri).origin];
 
-export function showSignIn(
+function showSignIn(
   ctx: AppContext,
   request: FastifyRequest,
   reply: FastifyReply,
   flow: Flow,
-  failure?: { email: string | undefined; message: string; status: 200 | 429 },
+  failure?: SignInFailure,
 ): FastifyReply {
   const page = signInPage({
     action: PATHS.authorization,
@@ -63,7 +51,7 @@ export function showSignIn(
  * The consent page. `allowedBefore` (epoch seconds) is when the person last allowed this client
  * every requested scope, for a request that asks again anyway (public client, prompt=consent).
  */
-export async function showConsent(
+async function showConsent(
   ctx: AppContext,
   reply: FastifyReply,
   flow: Flow,
@@ -94,7 +82,7 @@ export async function showConsent(
   return sendPage(reply, 200, page, { formTargets: formTargets(flow) });
 }
 
-export function showProblem(reply: FastifyReply, problem: PageProblem): FastifyReply {
+function showProblem(reply: FastifyReply, problem: PageProblem): FastifyReply {
   if (problem.retryAfter !== undefined) reply.header('retry-after', String(problem.retryAfter));
   return sendPage(
     reply,
@@ -107,3 +95,12 @@ export function showProblem(reply: FastifyReply, problem: PageProblem): FastifyR
     }),
   );
 }
+
+/** The pages of the authorization endpoint, handed to it by app.ts (oauth/authorize/view.ts). */
+export const authorizeView: AuthorizeView = {
+  signIn: showSignIn,
+  consent: showConsent,
+  problem: showProblem,
+  expiredForm: (reply) => sendPage(reply, 403, expiredFormPage(reply.request.id)),
+  redirect: sendRedirect,
+};

@@ -1,0 +1,168 @@
+/**
+ * The layer rules of src/ (docs/architecture.md "Layers"), checked by `npm run lint:layers` in CI
+ * (.ci/run). A forbidden import fails the build with the rule's name and its comment. Type-only
+ * imports count: a type from a higher layer couples the code all the same.
+ *
+ * From the bottom up: crypto and the leaf modules (paths.ts, errors.ts, limits.ts, config.ts);
+ * storage; the domain and shared services (school, accounts, signing-keys, audit, rate-limit,
+ * sessions, ops); the HTTP layers (resource-server, oauth, pages, api, docs, app.ts); the entry
+ * points (serve.ts, main.ts, cli, demo).
+ */
+
+// The layers that answer HTTP requests. The CLI and the demo seed run without a server.
+const HTTP_LAYERS = [
+  '^src/(api|pages|resource-server|docs)/',
+  '^src/(app|serve|error-handler|health)\\.ts$',
+  // The authorization server's endpoints (its policy modules are not HTTP and may be shared).
+  '^src/oauth/(authorize/endpoint|token/endpoint|userinfo|revoke|introspect|register|discovery)\\.ts$',
+  '^src/ops/metrics-routes\\.ts$',
+];
+
+// Everything above storage.
+const ABOVE_STORAGE =
+  '^src/(accounts|api|audit|cli|demo|docs|oauth|ops|pages|rate-limit|resource-server|school|sessions|signing-keys)/|^src/(app|serve|main|bootstrap|context|error-handler|health)\\.ts$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'A module cycle means neither side can be read, tested or changed alone: move the shared piece down a layer, or hand it in (as oauth/authorize/view.ts does).',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'crypto-is-a-leaf',
+      severity: 'error',
+      comment:
+        'crypto/ holds pure operations (tokens, hashes, passwords, sealing, JWS, key pairs) that every layer uses; it imports only node builtins and libraries. Pass values in (e.g. the limits of passwordCheckQueue); keep stored keys in signing-keys/.',
+      from: { path: '^src/crypto/' },
+      to: { path: '^src/', pathNot: '^src/crypto/' },
+    },
+    {
+      name: 'paths-is-a-leaf',
+      severity: 'error',
+      comment:
+        'src/paths.ts names every endpoint for the server, pages, resource server and documents alike; it must import nothing, or naming a URL drags a route module in.',
+      from: { path: '^src/paths\\.ts$' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'storage-below-everything',
+      severity: 'error',
+      comment:
+        'storage/ is the only place that knows SQLite from PostgreSQL and sits under every feature: it may use crypto and config, never a layer above it (oauth, pages, api, resource-server, sessions, cli, ...).',
+      from: { path: '^src/storage/' },
+      to: { path: ABOVE_STORAGE },
+    },
+    {
+      name: 'school-domain-not-http',
+      severity: 'error',
+      comment:
+        'src/school/ (family definitions, rows, generic queries, URL field formats) is shared by the API and the demo seed: it may use storage and crypto only.',
+      from: { path: '^src/school/' },
+      to: { path: '^src/', pathNot: '^src/(school|storage|crypto)/|^src/(config|limits|errors)\\.ts$' },
+    },
+    {
+      name: 'services-not-http',
+      severity: 'error',
+      comment:
+        'accounts, signing-keys, audit, rate-limit and sessions are services the HTTP layers and the CLI share; they must not import a route layer (or the CLI/demo), or the CLI would pull in the server.',
+      from: { path: '^src/(accounts|signing-keys|audit|rate-limit|sessions)/' },
+      to: { path: [...HTTP_LAYERS, '^src/oauth/', '^src/(cli|demo)/'] },
+    },
+    {
+      name: 'cli-and-demo-not-http',
+      severity: 'error',
+      comment:
+        'The CLI and the demo seed run without a server: they must not reach (even indirectly) api, pages, resource-server, docs, app.ts or an oauth endpoint. Move what they need to a non-HTTP module (school/, accounts/, an oauth policy module).',
+      from: { path: '^src/(cli|demo)/' },
+      to: { path: HTTP_LAYERS, reachable: true },
+    },
+    {
+      name: 'oauth-not-pages-or-api',
+      severity: 'error',
+      comment:
+        'The authorization server sits below the pages and the school API: pages may use oauth policy, not the reverse. The authorize endpoint renders through the AuthorizeView that app.ts hands in (oauth/authorize/view.ts).',
+      from: { path: '^src/oauth/' },
+      to: { path: '^src/(pages|api|docs|cli|demo)/|^src/(app|serve)\\.ts$' },
+    },
+    {
+      name: 'resource-server-below-oauth-and-api',
+      severity: 'error',
+      comment:
+        'resource-server/ turns a bearer token into a principal for the API, userinfo and metrics; it is below them and must not import oauth, pages or api (paths come from src/paths.ts).',
+      from: { path: '^src/resource-server/' },
+      to: { path: '^src/(oauth|pages|api|docs|cli|demo)/|^src/(app|serve)\\.ts$' },
+    },
+    {
+      name: 'api-not-oauth-or-pages',
+      severity: 'error',
+      comment:
+        'The school API is a protected resource: it uses resource-server/ for bearer tokens and scopes, never the authorization server or the pages.',
+      from: { path: '^src/api/' },
+      to: { path: '^src/(oauth|pages|docs|cli|demo)/|^src/(app|serve)\\.ts$' },
+    },
+    {
+      name: 'pages-not-api',
+      severity: 'error',
+      comment: 'The pages are the person-facing side of the authorization server; they do not use the school API.',
+      from: { path: '^src/pages/' },
+      to: { path: '^src/(api|docs|cli|demo)/|^src/(app|serve)\\.ts$' },
+    },
+    {
+      name: 'ops-not-features',
+      severity: 'error',
+      comment:
+        'ops/ (jobs, metrics, locks, shutdown) runs beside every layer; it must not import the authorization server, pages, API or CLI (metrics use resource-server/ only for their bearer).',
+      from: { path: '^src/ops/' },
+      to: { path: '^src/(oauth|pages|api|docs|cli|demo)/|^src/(app|serve)\\.ts$' },
+    },
+    {
+      name: 'src-not-tests',
+      severity: 'error',
+      comment: 'Shipped code never imports test/ or bench/ (they are not in the build).',
+      from: { path: '^src/' },
+      to: { path: '^(test|bench|scripts)/' },
+    },
+    {
+      name: 'src-not-dev-dependencies',
+      severity: 'error',
+      comment:
+        'Code under src/ runs in production, where devDependencies are not installed: use a dependency, or move the code to test/.',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'], pathNot: '^node_modules/@types/' },
+    },
+    {
+      name: 'src-not-undeclared',
+      severity: 'error',
+      comment: 'A package src/ imports must be declared in package.json dependencies.',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'An import that resolves to nothing is a typo or a moved module.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // node_modules may be a symlink (a git worktree): report paths as imported, not as resolved.
+    preserveSymlinks: true,
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+    reporterOptions: {
+      text: { highlightFocused: true },
+    },
+  },
+};

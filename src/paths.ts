@@ -1,0 +1,20 @@
+/**
+ * Where every endpoint is served. A leaf module: the authorization server, the pages, the
+ * resource server and the generated documents all name URLs from here, so none of them has to
+ * import another's route module to learn a path.
+ */
+export const PATHS = {
+  authorization: '/oauth/authorize',
+  token: '/api/oauth/token',
+  registration: '/api/oauth/register',
+  userinfo: '/api/oauth/userinfo',
+  revocation: '/api/oauth/revoke',
+  introspection: '/api/oauth/introspect',
+  jwks: '/.well-known/jwks.json',
+  authorizationServerMetadata: '/.well-known/oauth-authorization-server',
+  openidConfiguration: '/.well-known/openid-configuration',
+  protectedResourceMetadata: '/.well-known/oauth-protected-resource',
+  openapi: '/openapi.json',
+  authMd: '/auth.md',
+  connectedApps: '/account/apps',
+} as const;

@@ -34,6 +34,10 @@ export class TestClock {
   freeze(): void {
     this.frozenAt = this.now();
   }
+  /** Lets the clock follow real time again (plus what advance() added). */
+  thaw(): void {
+    this.frozenAt = undefined;
+  }
 }
 
 export interface TestApp {

@@ -137,14 +137,22 @@ for (const dialect of DIALECTS) {
 
     it('rotating the same token twice in one second gives two different pairs (fresh randomness)', async () => {
       const first = await tokensFor(t, pub, person);
-      const a = (await refresh(t, pub, first.refresh_token)).json() as TokenResponse;
-      // Undo the rotation (as if it never happened) and rotate again at the same clock reading.
-      await t.ctx.db
-        .updateTable('refresh_tokens')
-        .set({ rotated_at: null, successor: null })
-        .where('token_hash', '=', hashSecret(first.refresh_token))
-        .execute();
-      const res = await refresh(t, pub, first.refresh_token);
+      // The same token at the same clock reading: any function of the two would repeat itself.
+      t.clock.freeze();
+      let a: TokenResponse;
+      let res: Awaited<ReturnType<typeof refresh>>;
+      try {
+        a = (await refresh(t, pub, first.refresh_token)).json() as TokenResponse;
+        // Undo the rotation (as if it never happened) and rotate again at the same clock reading.
+        await t.ctx.db
+          .updateTable('refresh_tokens')
+          .set({ rotated_at: null, successor: null })
+          .where('token_hash', '=', hashSecret(first.refresh_token))
+          .execute();
+        res = await refresh(t, pub, first.refresh_token);
+      } finally {
+        t.clock.thaw();
+      }
       assert.equal(res.statusCode, 200, res.body);
       const b = res.json() as TokenResponse;
       assert.notEqual(randomPart(b.refresh_token), randomPart(a.refresh_token));

@@ -51,6 +51,15 @@ export interface ServerProcess {
   startProfile(): Promise<void>;
   /** Stops the CPU profile and writes it to `path`. */
   stopProfile(path: string): Promise<void>;
+  /** The server's event-loop delay since the last reset (only with the probe); `reset` starts anew. */
+  loopDelay(reset: boolean): Promise<LoopDelay | undefined>;
+}
+
+/** From perf_hooks.monitorEventLoopDelay in the server (bench/servers/probe.mjs), in ms. */
+export interface LoopDelay {
+  readonly maxMs: number;
+  readonly p99Ms: number;
+  readonly meanMs: number;
 }
 
 export interface StartOptions {
@@ -101,6 +110,7 @@ export async function startServer(name: string, options: StartOptions): Promise<
     memory: async () => (await ask(child, { kind: 'memory' }))?.value as NodeJS.MemoryUsage | undefined,
     startProfile: async () => void (await ask(child, { kind: 'profile:start' })),
     stopProfile: async (path) => void (await ask(child, { kind: 'profile:stop', path }, 60_000)),
+    loopDelay: async (reset) => (await ask(child, { kind: 'loop', reset }))?.value as LoopDelay | undefined,
   };
 }
 

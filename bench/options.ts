@@ -1,5 +1,6 @@
 /** Command-line flags of `npm run bench -- …`. */
 import { parseArgs } from 'node:util';
+import { GROWTH_FLAGS, GROWTH_USAGE, type GrowthOptions, parseGrowth } from './growth-options.js';
 import { SCENARIO_NAMES, type ScenarioName } from './scenarios.js';
 import type { TargetName } from './targets/target.js';
 
@@ -21,11 +22,14 @@ export interface BenchOptions {
   readonly serverLog: string | undefined;
   /** schoolauth with rate limits on, raised above the load (as shipped); false: RATE_LIMITS=off. */
   readonly rateLimits: boolean;
+  /** `--grown`: cost as the database grows, and a prune under load (bench/growth.ts). */
+  readonly grown: GrowthOptions | undefined;
 }
 
 export const USAGE = `usage: npm run bench -- [--duration S] [--warmup S] [--runs N] [--connections 16,64]
        [--scenarios ${SCENARIO_NAMES.join(',')}] [--targets ${TARGET_NAMES.join(',')}] [--quick] [--soak [--soak-seconds N]]
-       [--write | --no-write] [--server-log FILE] [--no-rate-limits]`;
+       [--write | --no-write] [--server-log FILE] [--no-rate-limits]
+${GROWTH_USAGE}`;
 
 function positive(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -59,6 +63,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'server-log': { type: 'string' },
       'no-rate-limits': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
+      ...GROWTH_FLAGS,
     },
     strict: true,
   });
@@ -79,10 +84,12 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       throw new Error(`unknown target "${t}"; known: ${TARGET_NAMES.join(', ')}`);
     }
   }
+  const duration = positive('duration', values.duration, quick ? 2 : 10);
+  const warmup = positive('warmup', values.warmup, quick ? 1 : 3);
   return {
     targets: targets as TargetName[],
-    duration: positive('duration', values.duration, quick ? 2 : 10),
-    warmup: positive('warmup', values.warmup, quick ? 1 : 3),
+    duration,
+    warmup,
     runs: Math.round(positive('runs', values.runs, quick ? 1 : 3)),
     connections,
     scenarios: scenarios as ScenarioName[],
@@ -92,5 +99,6 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     quick,
     serverLog: values['server-log'],
     rateLimits: !values['no-rate-limits'],
+    grown: parseGrowth(values, warmup + duration),
   };
 }

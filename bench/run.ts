@@ -3,13 +3,15 @@
  * same load for each, runs taking turns between the servers; prints the table and writes
  * docs/performance.md.
  * `npm run bench -- --soak` runs the memory soak instead; `--no-rate-limits` runs schoolauth
- * with RATE_LIMITS=off (its own table). See docs/performance.md.
+ * with RATE_LIMITS=off (its own table); `--grown` measures cost as the database grows and a prune
+ * under load (bench/growth.ts). See docs/performance.md.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pinSelf } from './child.js';
 import { Fixture } from './fixture.js';
+import { runGrowth } from './growth.js';
 import { describeMachine } from './machine.js';
 import { Contender, measureTogether, type Row, type RunSettings } from './measure.js';
 import { type BenchOptions, parseOptions } from './options.js';
@@ -145,6 +147,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'schoolauth-bench-'));
   try {
     if (options.soak) await runSoak(options, dataDir, log);
+    else if (options.grown) await runGrowth(options, dataDir, log);
     else await benchmark(options, dataDir);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

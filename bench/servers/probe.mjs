@@ -1,8 +1,15 @@
 // Preloaded into a server under soak or profiling: answers on the IPC channel with
 // process.memoryUsage(), and starts and stops a CPU profile (node:inspector) so a profile covers
-// only the load, not start-up and fixtures. Does nothing otherwise.
+// only the load, not start-up and fixtures. It also watches the event loop
+// (perf_hooks.monitorEventLoopDelay): `loop` answers the longest delay since the last reset, so
+// a bench can say how long the server stopped answering (a prune's batches, a GC). Does nothing
+// without an IPC channel.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+// 10 ms sampling: a block of 50 ms shows as a delay of about 40 ms or more.
+const loop = monitorEventLoopDelay({ resolution: 10 });
 
 let session;
 
@@ -14,6 +21,12 @@ function post(method, params = {}) {
 
 async function answer(message) {
   if (message.kind === 'memory') return { kind: 'memory', value: process.memoryUsage() };
+  if (message.kind === 'loop') {
+    const ms = (ns) => ns / 1e6;
+    const value = { maxMs: ms(loop.max), p99Ms: ms(loop.percentile(99)), meanMs: ms(loop.mean) };
+    if (message.reset) loop.reset();
+    return { kind: 'loop', value };
+  }
   if (message.kind === 'profile:start') {
     session = new Session();
     session.connect();
@@ -31,6 +44,7 @@ async function answer(message) {
 }
 
 if (process.send) {
+  loop.enable();
   process.on('message', (message) => {
     answer(message).then(
       (reply) => process.send(reply),

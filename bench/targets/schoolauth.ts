@@ -42,13 +42,17 @@ export interface SchoolauthOptions {
   readonly probe?: boolean;
   /** Rate limits on, raised above the load (default: as shipped), or RATE_LIMITS=off. */
   readonly rateLimits?: boolean;
+  /** Environment overriding the defaults (DATABASE_URL, PRUNE_INTERVAL, …). */
+  readonly env?: Record<string, string>;
+  /** Runs once the database is migrated and seeded, before the server starts (a fill). */
+  readonly beforeStart?: (env: Record<string, string>, issuer: string) => Promise<void>;
 }
 
 export async function startSchoolauth(
   dataDir: string,
   options: SchoolauthOptions = {},
 ): Promise<OAuthTarget> {
-  const { rateLimits = true, ...start } = options;
+  const { rateLimits = true, env: extraEnv, beforeStart, ...start } = options;
   const port = await freePort();
   const env = {
     DATABASE_URL: `sqlite:${join(dataDir, 'schoolauth.db')}`,
@@ -59,8 +63,10 @@ export async function startSchoolauth(
     // Codes are minted before a run and redeemed during it: give them the longest allowed life.
     CODE_TTL: '600',
     PRUNE_INTERVAL: '0',
+    ...extraEnv,
   };
   const who = seedDemo(env);
+  await beforeStart?.(env, `http://127.0.0.1:${port}`);
   const server = await startServer('schoolauth', {
     args: [join(ROOT, 'dist/src/main.js')],
     env,

@@ -4,7 +4,8 @@ import { withInstanceLock } from '../../src/ops/instance-lock.js';
 import { PRUNE_MARGIN, prune } from '../../src/ops/prune.js';
 import { startPruneSchedule } from '../../src/ops/prune-schedule.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
-import { addAccount, addClient, addCode, addGrant, addSession, addToken } from './fixtures.js';
+import { DeleteCounter } from './delete-counter.js';
+import { addAccount, addClient, addCode, addGrant, addSession, addToken, count } from './fixtures.js';
 
 const DAY = 86400;
 
@@ -144,6 +145,69 @@ for (const dialect of DIALECTS) {
       const left = (await db.selectFrom('clients').select('id').execute()).map((r) => r.id);
       assert.ok(!left.includes(idle));
       assert.ok(left.includes(used) && left.includes(integration));
+    });
+
+    it('deletes in bounded batches with a turn of the event loop between them, the result unchanged', async () => {
+      const db = t.ctx.db;
+      const now = t.clock.now() + 1000 * DAY;
+      await prune(db, t.config, now); // what the tests before left behind
+      const acc = await addAccount(db, now - 200 * DAY);
+      const live = await addClient(db, 'dynamic', now - 100 * DAY);
+      const liveGrant = { id: await addGrant(db, acc, live, now - DAY), accountId: acc, clientId: live };
+      for (let i = 0; i < 7; i++) await addToken(db, 'access_tokens', liveGrant, now - 60, now + 3600);
+      const dead = 25;
+      for (let i = 0; i < dead; i++) {
+        const client = await addClient(db, 'dynamic', now - 100 * DAY);
+        const grant = {
+          id: await addGrant(db, acc, client, now - 90 * DAY),
+          accountId: acc,
+          clientId: client,
+        };
+        await addToken(db, 'access_tokens', grant, now - 90 * DAY, now - 89 * DAY);
+        await addToken(db, 'refresh_tokens', grant, now - 90 * DAY, now - 60 * DAY);
+        await addSession(db, acc, now - 2 * DAY, now - DAY);
+      }
+      const counter = new DeleteCounter();
+      // Counts turns of the event loop (its check phase) while the prune runs.
+      let turns = 0;
+      let ticking: NodeJS.Immediate = setImmediate(function tick() {
+        turns++;
+        ticking = setImmediate(tick);
+      });
+      const batchSize = 10;
+      let counts: Awaited<ReturnType<typeof prune>>;
+      try {
+        counts = await prune(db.withPlugin(counter), t.config, now, { batchSize });
+      } finally {
+        clearImmediate(ticking);
+      }
+      assert.deepEqual(counts, {
+        codes: 0,
+        accessTokens: dead,
+        refreshTokens: dead,
+        grants: dead,
+        sessions: dead,
+        rateLimits: 0,
+        clients: dead,
+      });
+      // Every statement deleted at most one batch, and the event loop ran between batches.
+      assert.ok(
+        counter.deletes.length >= 5 * Math.ceil(dead / batchSize),
+        `${counter.deletes.length} deletes`,
+      );
+      assert.ok(
+        Math.max(...counter.deletes) <= batchSize,
+        `largest delete: ${Math.max(...counter.deletes)} rows`,
+      );
+      assert.ok(turns >= 5 * Math.floor(dead / batchSize), `${turns} timer turns during the prune`);
+      // Nothing live touched: the live grant, its client and its tokens.
+      assert.equal(await count(db, 'access_tokens'), 7);
+      assert.equal(await count(db, 'refresh_tokens'), 0);
+      assert.deepEqual(
+        (await db.selectFrom('grants').select('id').where('id', '=', liveGrant.id).execute()).length,
+        1,
+      );
+      assert.ok((await db.selectFrom('clients').select('id').execute()).some((c) => c.id === live));
     });
 
     it('runs on one instance at a time (a database lock, not a timer race)', async () => {

@@ -1,0 +1,74 @@
+/** The tables of `--grown`: grown against empty, and the prune under load, with the targets. */
+import type { LoopDelay } from './child.js';
+import type { FillResult } from './fill.js';
+import type { Measurement } from './load.js';
+import { median, type Row } from './measure.js';
+import type { ScenarioName } from './scenarios.js';
+
+/** Issue 22 item 5. */
+export const GROWN_TARGETS = { throughput: 0.9, p99: 1.5, pruneP99: 2, loopMs: 50 } as const;
+
+export interface PruneRun {
+  readonly scenario: ScenarioName;
+  readonly connections: number;
+  readonly fill: FillResult;
+  readonly before: Measurement;
+  /** One-second runs from just before the prune started until it logged its end. */
+  readonly during: readonly Measurement[];
+  readonly beforeLoop: LoopDelay | undefined;
+  readonly duringLoop: LoopDelay | undefined;
+  readonly pruneSeconds: number;
+}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
+const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
+
+export function fillLine(result: FillResult): string {
+  const total = Object.values(result.rows).reduce((a, b) => a + b, 0);
+  const parts = Object.entries(result.rows)
+    .filter(([, n]) => n > 0)
+    .map(([table, n]) => `${fmt(n)} ${table}`);
+  return `${fmt(total)} rows (${parts.join(', ')}) in ${fmt(result.seconds, 1)} s (${fmt(total / result.seconds)} rows/s)`;
+}
+
+/**
+ * Rows come in pairs from measureTogether: the empty database's, then the grown one's, per
+ * scenario and connection count.
+ */
+export function grownTable(rows: readonly Row[], connections: readonly number[]): string {
+  const lines = [
+    '| scenario | conns | empty req/s | grown req/s | ratio (≥ 90%) | empty p99 ms | grown p99 ms | ratio (≤ 1.5×) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (let i = 0; i + 1 < rows.length; i += 2) {
+    const empty = rows[i]!;
+    const grown = rows[i + 1]!;
+    if (!connections.includes(empty.connections)) continue;
+    const rps = (grown.rps ?? 0) / Math.max(1e-9, empty.rps ?? 0);
+    const p99 = (grown.p99 ?? 0) / Math.max(1e-9, empty.p99 ?? 0);
+    lines.push(
+      `| ${empty.scenario} | ${empty.connections} | ${fmt(empty.rps ?? 0)} | ${fmt(grown.rps ?? 0)} | ` +
+        `${fmt(rps * 100)}% ${verdict(rps >= GROWN_TARGETS.throughput)} | ${fmt(empty.p99 ?? 0, 1)} | ` +
+        `${fmt(grown.p99 ?? 0, 1)} | ${fmt(p99, 2)}× ${verdict(p99 <= GROWN_TARGETS.p99)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export function pruneTable(run: PruneRun): string {
+  const duringP99 = run.during.length ? Math.max(...run.during.map((m) => m.p99)) : 0;
+  const duringRps = run.during.length ? median(run.during.map((m) => m.rps)) : 0;
+  const ratio = duringP99 / Math.max(1e-9, run.before.p99);
+  const loop = run.duringLoop?.maxMs;
+  const nonOk = run.during.reduce((n, m) => n + m.nonOk, 0);
+  return [
+    '| | before the prune | during the prune | target |',
+    '| --- | ---: | ---: | --- |',
+    `| req/s | ${fmt(run.before.rps)} | ${fmt(duringRps)} (median of ${run.during.length} one-second runs) | |`,
+    `| p99 ms | ${fmt(run.before.p99, 1)} | ${fmt(duringP99, 1)} (worst second) | ≤ 2× before: ${fmt(ratio, 2)}× ${verdict(ratio <= GROWN_TARGETS.pruneP99)} |`,
+    `| longest event-loop delay ms | ${fmt(run.beforeLoop?.maxMs ?? Number.NaN, 1)} | ${fmt(loop ?? Number.NaN, 1)} | ≤ 50 ms: ${loop === undefined ? 'not measured' : verdict(loop <= GROWN_TARGETS.loopMs)} |`,
+    `| non-2xx answers | ${fmt(run.before.nonOk)} | ${fmt(nonOk)} | 0 |`,
+    '',
+    `The prune took about ${fmt(run.pruneSeconds, 1)} s under load (from its scheduled start to its log line, to the second).`,
+  ].join('\n');
+}

@@ -6,7 +6,7 @@ import { notFound } from '../errors.js';
 import type { Principal } from '../resource-server/principal.js';
 import { updateAccount } from '../storage/accounts.repository.js';
 import { LATER, prepared } from '../storage/prepared.js';
-import { ReadCache } from '../storage/read-cache.js';
+import { ReadCache } from '../storage/sqlite/read-cache.js';
 import { isoTime } from './codec.js';
 
 const accountSchema = Type.Object(
@@ -72,7 +72,7 @@ type AccountRow = Awaited<ReturnType<typeof accountWithMemberships.all>>[number]
 
 /**
  * The answer as sent, per account, kept while no row of its three tables has changed or been
- * added (read-cache.ts; SQLite only, so every answer is what a fresh read would give). Agents ask
+ * added (storage/sqlite/read-cache.ts; SQLite only, so every answer is what a fresh read would give). Agents ask
  * who they act for at every start-up: the read with its two joins and the serialization were
  * most of this request's own work (docs/performance.md 26).
  */

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { LATER, prepared } from './prepared.js';
-import { ReadCache } from './read-cache.js';
 import type { AccessToken, Database } from './schema.js';
+import { ReadCache } from './sqlite/read-cache.js';
 
 /** What judging a bearer token needs of its row (not the hash and grant it was looked up by). */
 export type BearerToken = Pick<
@@ -34,7 +34,7 @@ const recent = new ReadCache<AccessTokenWithAccount>(['access_tokens', 'accounts
  * The one indexed lookup behind every bearer request: the token row by its hash (primary key)
  * joined to its account by primary key, so a disabled account is refused without a second query.
  * On SQLite it is answered synchronously when it can be, and a token's row is kept while neither
- * table has changed (read-cache.ts); else as a promise.
+ * table has changed (sqlite/read-cache.ts); else as a promise.
  */
 export function findAccessTokenWithAccount(
   db: Kysely<Database>,

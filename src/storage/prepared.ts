@@ -10,7 +10,7 @@ import type { Compilable, CompiledQuery, Insertable, Kysely, QueryResult } from 
 import type { DialectName } from './connect.js';
 import { dialectOf } from './dialect.js';
 import type { Database } from './schema.js';
-import { runImmediately, runSynchronously } from './sqlite-driver.js';
+import { runImmediately, runSynchronously } from './sqlite/driver.js';
 
 /** Stands in for the n-th argument while the query is compiled. */
 class Argument {

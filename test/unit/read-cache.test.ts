@@ -1,4 +1,4 @@
-/** Rows kept while unchanged (src/storage/read-cache.ts) and the change stamps behind them. */
+/** Rows kept while unchanged (src/storage/sqlite/read-cache.ts) and the change stamps behind them. */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,10 +7,10 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
-import { writeScope } from '../../src/storage/change-stamps.js';
 import { openStorage, type Storage } from '../../src/storage/connect.js';
 import { LATER, prepared } from '../../src/storage/prepared.js';
-import { ReadCache } from '../../src/storage/read-cache.js';
+import { writeScope } from '../../src/storage/sqlite/change-stamps.js';
+import { ReadCache } from '../../src/storage/sqlite/read-cache.js';
 import { holdTransaction } from '../helpers/hold.js';
 
 describe('change stamps: which rows a write may change', () => {

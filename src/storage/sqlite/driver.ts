@@ -5,7 +5,7 @@
  *   on each release and all but one go back to sleep; here waiters form a FIFO queue and a
  *   release hands the connection to the next one directly.
  * - Prepared statements are kept per SQL text (Kysely prepares every query anew), and rows are
- *   read as arrays and turned into objects by a function compiled per statement (sqlite-rows.ts).
+ *   read as arrays and turned into objects by a function compiled per statement (rows.ts).
  * - Group commit: a commit costs more than the statements of a token request on this hardware
  *   (lock calls, a WAL header and a frame per page), so the transactions that run in one turn of
  *   the event loop share one. Its commit hands the connection on and resolves only once the
@@ -42,7 +42,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { ChangeStamps } from './change-stamps.js';
-import { type RowBuilder, rowBuilder } from './sqlite-rows.js';
+import { type RowBuilder, rowBuilder } from './rows.js';
 
 /** Distinct SQL texts kept prepared; queries beyond this (unusual IN-list lengths) are prepared each time. */
 const STATEMENT_CACHE_SIZE = 500;

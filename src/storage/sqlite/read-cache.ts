@@ -9,8 +9,8 @@
  * commits show in PRAGMA data_version. On PostgreSQL, other instances write without this process
  * seeing it, so nothing is cached there.
  */
-import { LATER, type Later } from './prepared.js';
-import { changedSince, snapshotStamp } from './sqlite-driver.js';
+import { LATER, type Later } from '../prepared.js';
+import { changedSince, snapshotStamp } from './driver.js';
 
 interface Entry<V> {
   readonly value: V;

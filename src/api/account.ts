@@ -5,8 +5,9 @@ import type { AppContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { Principal } from '../resource-server/principal.js';
 import { updateAccount } from '../storage/accounts.repository.js';
-import { LATER, prepared } from '../storage/prepared.js';
+import { prepared } from '../storage/prepared.js';
 import { ReadCache } from '../storage/sqlite/read-cache.js';
+import { NOT_NOW, readNow } from '../storage/sqlite/read-now.js';
 import { isoTime } from './codec.js';
 
 const accountSchema = Type.Object(
@@ -86,10 +87,10 @@ function sendAccount(ctx: AppContext, request: FastifyRequest, reply: FastifyRep
   const body = answers.read(ctx.db, accountId, () => {
     const rows = accountWithMemberships.allNow(ctx.db, accountId);
     // The route's own response serializer: the same bytes Fastify would send for the object.
-    return rows === LATER ? LATER : (reply.serialize(accountOf(rows)) as string);
+    return rows.now ? readNow(reply.serialize(accountOf(rows.value)) as string) : NOT_NOW;
   });
-  if (body === LATER || body === undefined) return readAccount(ctx, accountId);
-  reply.type(JSON_TYPE).send(body);
+  if (!body.now || body.value === undefined) return readAccount(ctx, accountId);
+  reply.type(JSON_TYPE).send(body.value);
   return undefined;
 }
 

@@ -8,9 +8,10 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
 import { openStorage, type Storage } from '../../src/storage/connect.js';
-import { LATER, prepared } from '../../src/storage/prepared.js';
+import { prepared } from '../../src/storage/prepared.js';
 import { writeScope } from '../../src/storage/sqlite/change-stamps.js';
 import { ReadCache } from '../../src/storage/sqlite/read-cache.js';
+import { NOT_NOW, type ReadNow, readNow } from '../../src/storage/sqlite/read-now.js';
 import { holdTransaction } from '../helpers/hold.js';
 
 describe('change stamps: which rows a write may change', () => {
@@ -56,11 +57,14 @@ describe('read cache on SQLite', () => {
   const thing = prepared((db, name: string) =>
     (db as Db).selectFrom('things').select(['name', 'state']).where('name', '=', name),
   );
-  const lookUp = (name: string) =>
-    cache.read(db, name, () => {
+  /** The row read now (the cache's answer unwrapped); NOT_NOW as it is. */
+  const lookUp = (name: string) => {
+    const read = cache.read(db, name, () => {
       reads += 1;
       return thing.firstNow(db as never, name);
     });
+    return read.now ? read.value : read;
+  };
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'schoolauth-read-cache-'));
@@ -123,12 +127,14 @@ describe('read cache on SQLite', () => {
     const owned = prepared((db, owner: string) =>
       (db as Db).selectFrom('things').select('name').where('owner', '=', owner),
     );
-    const names = () =>
-      lists.read(db, 'o', () => {
+    const names = () => {
+      const read: ReadNow<string[] | undefined> = lists.read(db, 'o', () => {
         reads += 1;
         const rows = owned.allNow(db as never, 'o');
-        return rows === LATER ? LATER : rows.map((row) => row.name).sort();
+        return rows.now ? readNow(rows.value.map((row: { name: string }) => row.name).sort()) : NOT_NOW;
       });
+      return read.now ? read.value : read;
+    };
     await nextTurn();
     assert.deepEqual(names(), ['a']);
     await db.insertInto('unrelated').values({ name: 'u' }).execute();
@@ -181,18 +187,18 @@ describe('read cache on SQLite', () => {
     assert.equal(reads, 1);
   });
 
-  it('answers LATER while a transaction holds the connection', async () => {
+  it('answers NOT_NOW while a transaction holds the connection', async () => {
     await cached();
     const held = await holdTransaction(db, (trx) => trx.selectFrom('things').selectAll().execute());
-    assert.equal(lookUp('a'), LATER);
+    assert.equal(lookUp('a'), NOT_NOW);
     await held.release();
   });
 
   it('keeps nothing on PostgreSQL-like instances it cannot see the writes of', () => {
     // A Kysely instance that is not the SQLite driver's: no stamp, so never a cached answer.
     assert.equal(
-      cache.read({}, 'a', () => ({ name: 'a', state: 'live' })),
-      LATER,
+      cache.read({}, 'a', () => readNow({ name: 'a', state: 'live' })),
+      NOT_NOW,
     );
   });
 });

@@ -42,6 +42,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { ChangeStamps } from './change-stamps.js';
+import { NOT_NOW, type ReadNow, readNow } from './read-now.js';
 import { type RowBuilder, rowBuilder } from './rows.js';
 
 /** Distinct SQL texts kept prepared; queries beyond this (unusual IN-list lengths) are prepared each time. */
@@ -378,16 +379,29 @@ export function allowImmediate(db: object, dialect: QueuedSqliteDialect): void {
 }
 
 /**
- * A query outside any transaction, on SQLite, while nothing holds the connection: run it now
- * instead of through Kysely's connection provider. better-sqlite3 is synchronous, so the answer
- * is the same; what is saved is the chain of promises around it. Undefined when the query must
- * wait its turn (or the database is not SQLite); throws what SQLite throws.
+ * A query outside any transaction, on SQLite, while nothing holds the connection (or of the
+ * `inTransaction` transaction that holds it): run it now instead of through Kysely's connection
+ * provider. better-sqlite3 is synchronous, so the answer is the same; what is saved is the chain
+ * of promises around it. Undefined when the query must wait its turn (or the database is not
+ * SQLite); throws what SQLite throws.
  */
-export function runSynchronously<R>(db: object, query: CompiledQuery): QueryResult<R> | undefined {
+function runSynchronously<R>(db: object, query: CompiledQuery): QueryResult<R> | undefined {
   return runners.get(db)?.runNow<R>(query);
 }
 
-/** `runSynchronously`, answered as a promise (a rejection rather than a throw). */
+/** The rows of a read run now when it can be (see runSynchronously); else NOT_NOW. */
+export function readRowsNow<R>(db: object, query: CompiledQuery): ReadNow<R[]> {
+  const result = runSynchronously<R>(db, query);
+  return result ? readNow(result.rows) : NOT_NOW;
+}
+
+/** The first row (or undefined) of a read run now when it can be; else NOT_NOW. */
+export function readFirstNow<R>(db: object, query: CompiledQuery): ReadNow<R | undefined> {
+  const result = runSynchronously<R>(db, query);
+  return result ? readNow(result.rows[0]) : NOT_NOW;
+}
+
+/** `runSynchronously`, answered as a promise (a rejection rather than a throw); undefined when it cannot run now. */
 export function runImmediately<R>(db: object, query: CompiledQuery): Promise<QueryResult<R>> | undefined {
   try {
     const result = runSynchronously<R>(db, query);

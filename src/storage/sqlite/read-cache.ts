@@ -9,10 +9,12 @@
  * commits show in PRAGMA data_version. On PostgreSQL, other instances write without this process
  * seeing it, so nothing is cached there.
  */
-import { LATER, type Later } from '../prepared.js';
 import { changedSince, snapshotStamp } from './driver.js';
+import { NOT_NOW, type ReadNow } from './read-now.js';
 
+/** A kept value, answered as it is: a hit allocates nothing. */
 interface Entry<V> {
+  readonly now: true;
   readonly value: V;
   readonly stamp: number;
 }
@@ -35,18 +37,18 @@ export class ReadCache<V> {
 
   /**
    * The row for `key`: from the cache while it is current, else from `readNow` (a synchronous
-   * read; a found row is kept). LATER when no read can run now: the caller reads the usual way.
+   * read; a found row is kept). NOT_NOW when no read can run now: the caller reads the usual way.
    */
-  read(db: object, key: string, readNow: () => V | undefined | Later): V | undefined | Later {
+  read(db: object, key: string, readNow: () => ReadNow<V | undefined>): ReadNow<V | undefined> {
     const stamp = snapshotStamp(db);
-    if (stamp === undefined) return LATER;
+    if (stamp === undefined) return NOT_NOW;
     let entries = this.byDatabase.get(db);
     const hit = entries?.get(key);
-    if (hit && !changedSince(db, hit.stamp, this.tables, this.inserts)) return hit.value;
-    const value = readNow();
-    if (value === undefined || value === LATER) {
+    if (hit && !changedSince(db, hit.stamp, this.tables, this.inserts)) return hit;
+    const read = readNow();
+    if (!read.now || read.value === undefined) {
       if (hit) entries!.delete(key);
-      return value;
+      return read;
     }
     if (!entries) {
       entries = new Map();
@@ -54,7 +56,8 @@ export class ReadCache<V> {
     }
     if (entries.size >= this.capacity) entries.clear();
     // Shared by every request that presents the key: nobody may change it in place.
-    entries.set(key, { value: Object.freeze(value), stamp });
-    return value;
+    const entry: Entry<V> = { now: true, value: Object.freeze(read.value), stamp };
+    entries.set(key, entry);
+    return entry;
   }
 }

@@ -11,7 +11,7 @@ import { openStorage, type Storage } from '../../src/storage/connect.js';
 import { prepared } from '../../src/storage/prepared.js';
 import { writeScope } from '../../src/storage/sqlite/change-stamps.js';
 import { ReadCache } from '../../src/storage/sqlite/read-cache.js';
-import { NOT_NOW, type ReadNow, readNow } from '../../src/storage/sqlite/read-now.js';
+import { NOT_NOW, readNow } from '../../src/storage/sqlite/read-now.js';
 import { holdTransaction } from '../helpers/hold.js';
 
 describe('change stamps: which rows a write may change', () => {
@@ -120,30 +120,6 @@ describe('read cache on SQLite', () => {
     await db.updateTable('unrelated').set({ name: 'v' }).execute();
     assert.deepEqual(lookUp('a'), { name: 'a', state: 'live' });
     assert.equal(reads, 0);
-  });
-
-  it('a value built from several rows reads again after a plain insert into its tables, and only then', async () => {
-    const lists = new ReadCache<string[]>(['things'], 100, true);
-    const owned = prepared((db, owner: string) =>
-      (db as Db).selectFrom('things').select('name').where('owner', '=', owner),
-    );
-    const names = () => {
-      const read: ReadNow<string[] | undefined> = lists.read(db, 'o', () => {
-        reads += 1;
-        const rows = owned.allNow(db as never, 'o');
-        return rows.now ? readNow(rows.value.map((row: { name: string }) => row.name).sort()) : NOT_NOW;
-      });
-      return read.now ? read.value : read;
-    };
-    await nextTurn();
-    assert.deepEqual(names(), ['a']);
-    await db.insertInto('unrelated').values({ name: 'u' }).execute();
-    assert.deepEqual(names(), ['a']);
-    assert.equal(reads, 1, 'an insert into another table dropped the list');
-    await db.insertInto('things').values({ name: 'b', state: 'live', owner: 'o' }).execute();
-    assert.deepEqual(names(), ['a', 'b']);
-    assert.equal(reads, 2, 'the list did not grow with the insert');
-    // The row cache over the same table keeps its row through that insert (above).
   });
 
   it('reads again after an update of its table, in or outside a transaction', async () => {

@@ -26,13 +26,10 @@ export class ReadCache<V> {
    * @param tables every table the cached rows are read from
    * @param capacity entries kept per database; when full it is emptied (cheaper than LRU order
    *   on every hit, and a full cache refills in one round of requests)
-   * @param inserts whether a plain INSERT into `tables` may change a kept value: false for a
-   *   row found by its key, true for a value built from several rows (a list can grow)
    */
   constructor(
     private readonly tables: readonly string[],
     private readonly capacity: number,
-    private readonly inserts = false,
   ) {}
 
   /**
@@ -44,7 +41,7 @@ export class ReadCache<V> {
     if (stamp === undefined) return NOT_NOW;
     let entries = this.byDatabase.get(db);
     const hit = entries?.get(key);
-    if (hit && !changedSince(db, hit.stamp, this.tables, this.inserts)) return hit;
+    if (hit && !changedSince(db, hit.stamp, this.tables, false)) return hit;
     const read = readNow();
     if (!read.now || read.value === undefined) {
       if (hit) entries!.delete(key);

@@ -42,6 +42,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { ChangeStamps } from './change-stamps.js';
+import { assertDeterministicWrite } from './deterministic.js';
 import { NOT_NOW, type ReadNow, readNow } from './read-now.js';
 import { type RowBuilder, rowBuilder } from './rows.js';
 
@@ -87,6 +88,7 @@ function newBatch(writes: boolean): Batch {
 
 class QueuedSqliteDriver implements Driver {
   private readonly statements = new Map<string, Prepared>();
+  private readonly own = new Map<string, SQLite.Statement>();
   private readonly waiting: Array<(lease: Lease) => void> = [];
   private holder: Lease | undefined;
   private batch: Batch | undefined;
@@ -179,6 +181,23 @@ class QueuedSqliteDriver implements Driver {
     }
   }
 
+  savepoint(): Promise<void> {
+    return refuseSavepoints();
+  }
+
+  rollbackToSavepoint(): Promise<void> {
+    return refuseSavepoints();
+  }
+
+  releaseSavepoint(): Promise<void> {
+    return refuseSavepoints();
+  }
+
+  /** The SQL of the statements kept prepared, and whether each only reads (the invariant tests). */
+  preparedStatements(): Array<{ readonly sql: string; readonly readonly: boolean }> {
+    return [...this.statements].map(([sql, { readonly }]) => ({ sql, readonly }));
+  }
+
   async destroy(): Promise<void> {
     this.commitBatch();
     this.database.close();
@@ -256,18 +275,29 @@ class QueuedSqliteDriver implements Driver {
     setImmediate(() => this.commitWhenFree());
   }
 
+  /** The driver's own statements (BEGIN, COMMIT, the batch's savepoint): kept apart from callers'. */
   private execute(sql: string): void {
-    this.prepare(sql).statement.run();
+    let statement = this.own.get(sql);
+    if (!statement) {
+      statement = this.database.prepare(sql);
+      this.own.set(sql, statement);
+    }
+    statement.run();
   }
 
   private prepare(sql: string): Prepared {
     let prepared = this.statements.get(sql);
     if (!prepared) {
+      // Checked once per SQL text, when it is first prepared: not on every run.
+      if (SAVEPOINT_SQL.test(sql)) throw new Error(SAVEPOINTS_UNSUPPORTED);
       const statement = this.database.prepare(sql);
+      // `readonly` is a native getter: read once (below).
+      const readonly = statement.readonly;
+      if (!readonly) assertDeterministicWrite(sql);
       // `reader` and `readonly` are native getters: read once.
       const row = statement.reader ? rowBuilder(statement.columns().map((c) => c.name)) : undefined;
       if (row) statement.raw(true);
-      prepared = { statement, row, readonly: statement.readonly };
+      prepared = { statement, row, readonly };
       if (this.statements.size < STATEMENT_CACHE_SIZE) this.statements.set(sql, prepared);
     }
     return prepared;
@@ -307,6 +337,16 @@ class QueuedSqliteDriver implements Driver {
   }
 }
 
+/** A savepoint sent as a query (SAVEPOINT, RELEASE, ROLLBACK TO): the driver owns the batch's. */
+const SAVEPOINT_SQL = /^\s*(savepoint|release|rollback\s+(transaction\s+)?to)\b/i;
+
+const SAVEPOINTS_UNSUPPORTED =
+  'savepoints are not supported by the SQLite driver: the transactions of one event-loop turn already share one savepoint, which a failed transaction rolls back to before the others run again (group commit, src/storage/sqlite/README.md); use a transaction of its own instead of a nested one';
+
+function refuseSavepoints(): Promise<never> {
+  return Promise.reject(new Error(SAVEPOINTS_UNSUPPORTED));
+}
+
 /** One turn with the connection: what Kysely holds between acquire and release. */
 class Lease implements DatabaseConnection {
   inTransaction = false;
@@ -327,7 +367,9 @@ class Lease implements DatabaseConnection {
 
   // biome-ignore lint/correctness/useYield: streaming is not offered; the signature is Kysely's.
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
-    throw new Error('streaming queries are not used with SQLite');
+    throw new Error(
+      "streaming (.stream()) is not supported by the SQLite driver: a stream would hold the one connection across turns of the event loop, while each turn's shared transaction must commit at its end (group commit, src/storage/sqlite/README.md); read with .execute() and a limit",
+    );
   }
 }
 
@@ -363,6 +405,10 @@ export class QueuedSqliteDialect extends SqliteDialect {
   quiesce(task: () => Promise<void>): Promise<void> {
     if (!this.driver) throw new Error('the SQLite driver is not created yet');
     return this.driver.quiesce(task);
+  }
+
+  preparedStatements(): Array<{ readonly sql: string; readonly readonly: boolean }> {
+    return this.driver?.preparedStatements() ?? [];
   }
 }
 
@@ -432,6 +478,17 @@ export function changedSince(
 ): boolean {
   const dialect = runners.get(db);
   return dialect instanceof QueuedSqliteDialect ? dialect.changedSince(stamp, tables, inserts) : true;
+}
+
+/**
+ * The SQL this Kysely instance's SQLite connection keeps prepared (up to STATEMENT_CACHE_SIZE),
+ * and whether each only reads: what test/unit/sqlite-invariants.test.ts checks after a full flow.
+ */
+export function preparedStatements(db: object): Array<{ readonly sql: string; readonly readonly: boolean }> {
+  const dialect = runners.get(db);
+  if (!(dialect instanceof QueuedSqliteDialect))
+    throw new Error('not a Kysely instance of the SQLite driver');
+  return dialect.preparedStatements();
 }
 
 /**

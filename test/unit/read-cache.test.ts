@@ -15,7 +15,7 @@ import { NOT_NOW, readNow } from '../../src/storage/sqlite/read-now.js';
 import { holdTransaction } from '../helpers/hold.js';
 
 describe('change stamps: which rows a write may change', () => {
-  it('a plain INSERT changes none, an UPDATE or upsert its table, anything else every table', () => {
+  it('a plain INSERT changes none, an UPDATE or upsert its table, a DELETE, REPLACE or DDL every table', () => {
     assert.deepEqual(writeScope('insert into "audit_events" ("at") values (?)'), {
       kind: 'adds',
       table: 'audit_events',
@@ -30,14 +30,30 @@ describe('change stamps: which rows a write may change', () => {
       ),
       { kind: 'table', table: 'rate_limits' },
     );
-    for (const other of [
-      'delete from "clients" where "id" = ?',
+    assert.deepEqual(writeScope('delete from "clients" where "id" = ?'), { kind: 'every', why: 'delete' });
+    for (const replace of [
       'replace into "accounts" ("id") values (?)',
       'insert or replace into "accounts" ("id") values (?)',
-      'with "x" as (select 1) update "accounts" set "disabled" = 1',
-      'drop table "accounts"',
     ]) {
-      assert.deepEqual(writeScope(other), { kind: 'any' }, other);
+      assert.deepEqual(writeScope(replace), { kind: 'every', why: 'replace' }, replace);
+    }
+    for (const ddl of [
+      'drop table "accounts"',
+      'create table "x" ("id" text)',
+      'create unique index "i" on "x" ("id")',
+    ]) {
+      assert.deepEqual(writeScope(ddl), { kind: 'every', why: 'schema' }, ddl);
+    }
+  });
+
+  it('says when it does not understand a write, instead of guessing', () => {
+    for (const other of [
+      'with "x" as (select 1) update "accounts" set "disabled" = 1',
+      'update accounts set disabled = 1',
+      'create trigger "t" after update on "accounts" begin select 1; end',
+      'pragma user_version = 2',
+    ]) {
+      assert.deepEqual(writeScope(other), { kind: 'unknown' }, other);
     }
   });
 });

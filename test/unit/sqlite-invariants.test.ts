@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Kysely, sql } from 'kysely';
 import { openStorage, type Storage } from '../../src/storage/connect.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
+import { writeScope } from '../../src/storage/sqlite/change-stamps.js';
 import { nondeterminism } from '../../src/storage/sqlite/deterministic.js';
 import { preparedStatements } from '../../src/storage/sqlite/driver.js';
 import { call, seedDemo } from '../helpers/api.js';
@@ -140,6 +141,14 @@ describe('SQL the app runs on SQLite, from its migrations through a full flow', 
     assert.ok(
       statements.some(({ sql }) => sql.startsWith('update "access_tokens" set "revoked_at"')),
       'no revocation',
+    );
+  });
+
+  it('every write is understood by the change-stamp parser', () => {
+    const unknown = statements.filter((s) => !s.readonly && writeScope(s.sql).kind === 'unknown');
+    assert.deepEqual(
+      unknown.map((s) => s.sql),
+      [],
     );
   });
 

@@ -11,8 +11,8 @@ import { migrations } from './storage/migrations/index.js';
 
 export interface BootstrapOptions {
   /**
-   * The server: SQLite WAL checkpoints on a worker thread (src/storage/wal-checkpoints.ts), the
-   * one-server-per-file lock (src/storage/sqlite-server-lock.ts), and requests' statements bound
+   * The server: SQLite WAL checkpoints on a worker thread (src/storage/sqlite/wal-checkpoints.ts), the
+   * one-server-per-file lock (src/storage/sqlite/server-lock.ts), and requests' statements bound
    * by DATABASE_TIMEOUT. A CLI command may wait as long as it needs.
    */
   readonly server?: boolean;

@@ -5,8 +5,9 @@ import type { AppContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { Principal } from '../resource-server/principal.js';
 import { updateAccount } from '../storage/accounts.repository.js';
-import { LATER, prepared } from '../storage/prepared.js';
-import { ReadCache } from '../storage/read-cache.js';
+import { prepared } from '../storage/prepared.js';
+import { NOT_NOW, readNow } from '../storage/sqlite/read-now.js';
+import { accountAnswerNow } from './account-answer-cache.js';
 import { isoTime } from './codec.js';
 
 const accountSchema = Type.Object(
@@ -70,26 +71,18 @@ const bySlug = (a: { slug: string | null }, b: { slug: string | null }) =>
 
 type AccountRow = Awaited<ReturnType<typeof accountWithMemberships.all>>[number];
 
-/**
- * The answer as sent, per account, kept while no row of its three tables has changed or been
- * added (read-cache.ts; SQLite only, so every answer is what a fresh read would give). Agents ask
- * who they act for at every start-up: the read with its two joins and the serialization were
- * most of this request's own work (docs/performance.md 26).
- */
-const answers = new ReadCache<string>(['accounts', 'memberships', 'schools'], 10_000, true);
-
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** GET /account: synchronous when the kept answer or a synchronous read can serve it. */
 function sendAccount(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
   const { accountId } = personOf(request);
-  const body = answers.read(ctx.db, accountId, () => {
+  const body = accountAnswerNow(ctx.db, accountId, () => {
     const rows = accountWithMemberships.allNow(ctx.db, accountId);
     // The route's own response serializer: the same bytes Fastify would send for the object.
-    return rows === LATER ? LATER : (reply.serialize(accountOf(rows)) as string);
+    return rows.now ? readNow(reply.serialize(accountOf(rows.value)) as string) : NOT_NOW;
   });
-  if (body === LATER || body === undefined) return readAccount(ctx, accountId);
-  reply.type(JSON_TYPE).send(body);
+  if (!body.now) return readAccount(ctx, accountId);
+  reply.type(JSON_TYPE).send(body.value);
   return undefined;
 }
 

@@ -10,7 +10,7 @@ import type { AppContext } from '../context.js';
 import { hashSecret } from '../crypto/tokens.js';
 import { PATHS } from '../paths.js';
 import { findAccountById } from '../storage/accounts.repository.js';
-import { type BearerToken, findAccessTokenWithAccount } from '../storage/bearer-tokens.repository.js';
+import { type BearerToken, findBearerToken } from '../storage/bearer-tokens.repository.js';
 import { findRefreshToken } from '../storage/refresh-tokens.repository.js';
 import type { Client, RefreshToken } from '../storage/schema.js';
 import { authenticateClient } from './client-auth.js';
@@ -59,7 +59,7 @@ async function lookup(ctx: AppContext, token: string, hint: string | undefined) 
   const hash = hashSecret(token);
   // An access token comes with its account's disabled flag (one query, as for bearer requests).
   const access = async () => {
-    const row = await findAccessTokenWithAccount(ctx.db, hash);
+    const row = await findBearerToken(ctx.db, hash);
     return row && { row, tokenType: 'Bearer' as const, accountDisabled: row.account_disabled };
   };
   const refresh = async () => {

@@ -38,7 +38,7 @@ export async function withInstanceLock<T>(
  * first start (the first signing key, the demo school) that several instances starting at once
  * on one PostgreSQL database would otherwise all carry out. `work` gets the connection holding
  * the lock and must use it for every query: with a pool of one, any other would never come.
- * SQLite has one server process per file (src/storage/sqlite-server-lock.ts): `work` just runs.
+ * SQLite has one server process per file (src/storage/sqlite/server-lock.ts): `work` just runs.
  */
 export async function withExclusiveLock<T>(
   db: Kysely<Database>,

@@ -10,7 +10,7 @@ import { PATHS } from '../paths.js';
 import {
   type AccessTokenWithAccount,
   type BearerToken,
-  findAccessTokenWithAccount,
+  findBearerToken,
 } from '../storage/bearer-tokens.repository.js';
 
 /** RFC 6750 §2.1: `Bearer` SP token68. */
@@ -59,28 +59,20 @@ export function insufficientScope(issuer: string, scope: string): OAuthError {
   });
 }
 
-/**
- * Judges a presented access token: it must exist, be unrevoked, unexpired, and be bound to this
- * resource (RFC 8707 audience), and its person must not be disabled. Throws 401 invalid_token
- * otherwise. Synchronous when the lookup is (see findAccessTokenWithAccount).
- */
-export function authenticateAccessToken(
+/** Judges a presented access token (see acceptToken); throws 401 invalid_token otherwise. */
+export async function authenticateAccessToken(
   ctx: Pick<AppContext, 'db' | 'config' | 'now'>,
   token: string,
-): BearerToken | Promise<BearerToken> {
-  return authenticateTokenKey(ctx, hashSecret(token));
+): Promise<BearerToken> {
+  return acceptToken(ctx, await findBearerToken(ctx.db, hashSecret(token)));
 }
 
-/** authenticateAccessToken for a token already turned into its stored key (`hashSecret`). */
-export function authenticateTokenKey(
-  ctx: Pick<AppContext, 'db' | 'config' | 'now'>,
-  tokenHash: string,
-): BearerToken | Promise<BearerToken> {
-  const found = findAccessTokenWithAccount(ctx.db, tokenHash);
-  return found instanceof Promise ? found.then((row) => acceptToken(ctx, row)) : acceptToken(ctx, found);
-}
-
-function acceptToken(
+/**
+ * Judges the row a presented access token was looked up by (undefined: not found): it must exist,
+ * be unrevoked, unexpired, and be bound to this resource (RFC 8707 audience), and its person must
+ * not be disabled. Throws 401 invalid_token otherwise.
+ */
+export function acceptToken(
   ctx: Pick<AppContext, 'config' | 'now'>,
   row: AccessTokenWithAccount | undefined,
 ): BearerToken {

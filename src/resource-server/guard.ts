@@ -13,8 +13,13 @@ import type { AppContext } from '../context.js';
 import { hashSecret } from '../crypto/tokens.js';
 import { ApiError, OAuthError } from '../errors.js';
 import { PATHS } from '../paths.js';
-import type { BearerToken } from '../storage/bearer-tokens.repository.js';
-import { authenticateTokenKey, insufficientScope, invalidToken, readAuthorizationHeader } from './bearer.js';
+import {
+  type AccessTokenWithAccount,
+  type BearerToken,
+  findBearerToken,
+  findBearerTokenNow,
+} from '../storage/bearer-tokens.repository.js';
+import { acceptToken, insufficientScope, invalidToken, readAuthorizationHeader } from './bearer.js';
 import { type Access, ANONYMOUS, type Principal } from './principal.js';
 
 const USE_HEADER =
@@ -51,46 +56,45 @@ export type ApiLimit = (request: FastifyRequest, tokenHash: string | undefined) 
 const NO_LIMIT: ApiLimit = () => undefined;
 
 /**
- * Judges the request's credentials against the operation's access rule; throws the wire error.
- * The rate limit is counted once the token is judged, so a made-up token (a key the caller
- * chooses) counts against the IP, and before the operation runs.
- * Synchronous when the token lookup is: the guard runs on every API request.
+ * The request's credentials, judged as far as they can be without the database: ANONYMOUS (the
+ * access rule admits it) or the stored key of the bearer token to look up; throws the wire error.
  */
-export function judge(
-  ctx: Pick<AppContext, 'db' | 'config' | 'now'>,
+function presented(
+  ctx: Pick<AppContext, 'config'>,
   request: FastifyRequest,
   access: Access,
-  limit: ApiLimit = NO_LIMIT,
-): Principal | Promise<Principal> {
+  limit: ApiLimit,
+): Principal | string {
   const header = readAuthorizationHeader(request.headers.authorization);
-  if (header.kind !== 'token') {
-    limit(request, undefined);
-    // RFC 6750 §2.1: exactly `Bearer` SP token68; anything else is not judged as anonymous.
-    if (header.kind === 'malformed') {
-      throw invalidToken(ctx.config.issuer, 'the Authorization header must be "Bearer <access token>"');
-    }
-    if (!access.anonymous) throw anonymousRefused(ctx.config.issuer, access.scope);
-    return ANONYMOUS;
+  if (header.kind === 'token') return hashSecret(header.token);
+  limit(request, undefined);
+  // RFC 6750 §2.1: exactly `Bearer` SP token68; anything else is not judged as anonymous.
+  if (header.kind === 'malformed') {
+    throw invalidToken(ctx.config.issuer, 'the Authorization header must be "Bearer <access token>"');
   }
-  const tokenHash = hashSecret(header.token);
-  let token: BearerToken | Promise<BearerToken>;
+  if (!access.anonymous) throw anonymousRefused(ctx.config.issuer, access.scope);
+  return ANONYMOUS;
+}
+
+/**
+ * Judges the token row found by `tokenHash` (undefined: none) against the operation's access rule;
+ * throws the wire error. The rate limit is counted once the token is judged, so a made-up token
+ * (a key the caller chooses) counts against the IP, and before the operation runs.
+ */
+function judgeToken(
+  ctx: Pick<AppContext, 'config' | 'now'>,
+  request: FastifyRequest,
+  access: Access,
+  limit: ApiLimit,
+  tokenHash: string,
+  row: AccessTokenWithAccount | undefined,
+): Principal {
+  let token: BearerToken;
   try {
-    token = authenticateTokenKey(ctx, tokenHash);
+    token = acceptToken(ctx, row);
   } catch (error) {
     limit(request, undefined);
     throw error;
-  }
-  if (token instanceof Promise) {
-    return token.then(
-      (found) => {
-        limit(request, tokenHash);
-        return personOf(ctx, found, access);
-      },
-      (error: unknown) => {
-        limit(request, undefined);
-        throw error;
-      },
-    );
   }
   limit(request, tokenHash);
   return personOf(ctx, token, access);
@@ -125,35 +129,67 @@ export function installGuard(app: FastifyInstance, ctx: AppContext, limit: ApiLi
     if (!route.config?.access) throw new Error(`route ${route.method} ${route.url} has no access rule`);
     if (takesBody(route)) route.preValidation = [refuseBodyToken, ...[route.preValidation ?? []].flat()];
   });
-  // Callback style, and no promise at all when the token lookup is synchronous: every API request.
+  // Callback style, and no promise at all when the token is read now: every API request.
   app.addHook('onRequest', (request, _reply, done) => {
     const access = request.routeOptions.config.access;
     if (!access) {
       done();
       return;
     }
-    let judged: Principal | Promise<Principal>;
+    let principal: Principal | undefined;
+    let tokenHash = '';
     try {
       // RFC 6750 §2.3 allows a URI query token, but it leaks into logs and history: refused.
       if (hasQueryToken(request)) {
         limit(request, undefined);
         throw new OAuthError('invalid_request', USE_HEADER);
       }
-      judged = judge(ctx, request, access, limit);
+      const credentials = presented(ctx, request, access, limit);
+      if (typeof credentials !== 'string') {
+        principal = credentials;
+      } else {
+        tokenHash = credentials;
+        // The one read of a protected request: synchronous while the SQLite connection is free.
+        const found = lookUpNow(ctx, request, limit, tokenHash);
+        if (found.now) principal = judgeToken(ctx, request, access, limit, tokenHash, found.value);
+      }
     } catch (error) {
       done(error as Error);
       return;
     }
-    if (judged instanceof Promise) {
-      judged.then((principal) => {
-        request.principal = principal;
-        done();
-      }, done);
+    if (principal) {
+      request.principal = principal;
+      done();
       return;
     }
-    request.principal = judged;
-    done();
+    // Not now (PostgreSQL, or a transaction holds the SQLite connection): the same read as a promise.
+    findBearerToken(ctx.db, tokenHash)
+      .then(
+        (row) => {
+          request.principal = judgeToken(ctx, request, access, limit, tokenHash, row);
+        },
+        (error: unknown) => {
+          limit(request, undefined);
+          throw error;
+        },
+      )
+      .then(() => done(), done);
   });
+}
+
+/** findBearerTokenNow; a database fault counts against the IP, as an unknown token does. */
+function lookUpNow(
+  ctx: Pick<AppContext, 'db'>,
+  request: FastifyRequest,
+  limit: ApiLimit,
+  tokenHash: string,
+): ReturnType<typeof findBearerTokenNow> {
+  try {
+    return findBearerTokenNow(ctx.db, tokenHash);
+  } catch (error) {
+    limit(request, undefined);
+    throw error;
+  }
 }
 
 /** RFC 6750 §2.2 form-body tokens are refused for the same reason as query tokens. */

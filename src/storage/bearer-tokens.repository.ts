@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
-import { LATER, prepared } from './prepared.js';
-import { ReadCache } from './read-cache.js';
+import { prepared } from './prepared.js';
 import type { AccessToken, Database } from './schema.js';
+import { ReadCache } from './sqlite/read-cache.js';
+import type { ReadNow } from './sqlite/read-now.js';
 
 /** What judging a bearer token needs of its row (not the hash and grant it was looked up by). */
 export type BearerToken = Pick<
@@ -33,13 +34,25 @@ const recent = new ReadCache<AccessTokenWithAccount>(['access_tokens', 'accounts
 /**
  * The one indexed lookup behind every bearer request: the token row by its hash (primary key)
  * joined to its account by primary key, so a disabled account is refused without a second query.
- * On SQLite it is answered synchronously when it can be, and a token's row is kept while neither
- * table has changed (read-cache.ts); else as a promise.
+ * Read now, on SQLite, when the connection is free: from the rows kept while neither table has
+ * changed (sqlite/read-cache.ts), else by the query. NOT_NOW otherwise: call `findBearerToken`.
  */
-export function findAccessTokenWithAccount(
+export function findBearerTokenNow(
   db: Kysely<Database>,
   tokenHash: string,
-): AccessTokenWithAccount | undefined | Promise<AccessTokenWithAccount | undefined> {
-  const row = recent.read(db, tokenHash, () => withAccount.firstNow(db, tokenHash));
-  return row === LATER ? withAccount.first(db, tokenHash) : row;
+): ReadNow<AccessTokenWithAccount | undefined> {
+  return recent.read(db, tokenHash, () => withAccount.firstNow(db, tokenHash));
+}
+
+/** The same lookup as a promise; read now when it can be. */
+export function findBearerToken(
+  db: Kysely<Database>,
+  tokenHash: string,
+): Promise<AccessTokenWithAccount | undefined> {
+  try {
+    const found = findBearerTokenNow(db, tokenHash);
+    return found.now ? Promise.resolve(found.value) : withAccount.first(db, tokenHash);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }

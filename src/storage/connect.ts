@@ -10,9 +10,9 @@ import { createPgPool, kyselyPool } from './pg-pool.js';
 import { probePostgres } from './postgres-probe.js';
 import { createDatabaseFile } from './private-files.js';
 import type { Database } from './schema.js';
-import { allowImmediate, QueuedSqliteDialect } from './sqlite-driver.js';
-import { holdServerLock } from './sqlite-server-lock.js';
-import { type CheckpointOptions, checkpointInBackground } from './wal-checkpoints.js';
+import { allowImmediate, QueuedSqliteDialect } from './sqlite/driver.js';
+import { holdServerLock } from './sqlite/server-lock.js';
+import { type CheckpointOptions, checkpointInBackground } from './sqlite/wal-checkpoints.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -41,7 +41,7 @@ export interface OpenOptions {
   checkpointInBackground?: boolean | CheckpointOptions;
   /** SQLite: the one directory created for the database file when missing (DATA_DIR), mode 0700. */
   dataDir?: string;
-  /** SQLite: hold the one-server-per-file lock (sqlite-server-lock.ts) until close. */
+  /** SQLite: hold the one-server-per-file lock (sqlite/server-lock.ts) until close. */
   serverLock?: boolean;
 }
 
@@ -69,7 +69,7 @@ function sqliteStorage(database: SQLite.Database, path: string, options: OpenOpt
   database.pragma('foreign_keys = ON');
   database.pragma(`busy_timeout = ${timeoutMs(options)}`);
   // The savepoint journal (each batch of transactions sharing a commit runs in a savepoint,
-  // sqlite-driver.ts) in memory, not in a temporary file: a file write per page it first changes.
+  // sqlite/driver.ts) in memory, not in a temporary file: a file write per page it first changes.
   database.pragma('temp_store = MEMORY');
   const dialect = new QueuedSqliteDialect(database);
   const db = new Kysely<Database>({ dialect });

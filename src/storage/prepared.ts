@@ -10,7 +10,8 @@ import type { Compilable, CompiledQuery, Insertable, Kysely, QueryResult } from 
 import type { DialectName } from './connect.js';
 import { dialectOf } from './dialect.js';
 import type { Database } from './schema.js';
-import { runImmediately, runSynchronously } from './sqlite-driver.js';
+import { readFirstNow, readRowsNow, runImmediately } from './sqlite/driver.js';
+import type { ReadNow } from './sqlite/read-now.js';
 
 /** Stands in for the n-th argument while the query is compiled. */
 class Argument {
@@ -23,10 +24,6 @@ interface Template {
   readonly slots: ReadonlyArray<readonly [number, number]>;
 }
 
-/** What the `…Now` calls answer when the query cannot run synchronously: call the promise form. */
-export const LATER: unique symbol = Symbol('later');
-export type Later = typeof LATER;
-
 export interface Prepared<A extends unknown[], R> {
   /** Every row. */
   all(db: Kysely<Database>, ...args: A): Promise<R[]>;
@@ -36,12 +33,13 @@ export interface Prepared<A extends unknown[], R> {
   run(db: Kysely<Database>, ...args: A): Promise<number>;
   /**
    * Every row, read synchronously when it can be (SQLite, outside a transaction, connection free:
-   * the common case); else LATER. Only for the paths every protected request takes, where the
-   * promises around a read cost more than the read (docs/performance.md).
+   * the common case); else NOT_NOW, and the caller calls `all`. Only for the paths every
+   * protected request takes, where the promises around a read cost more than the read
+   * (docs/performance.md 14, 22).
    */
-  allNow(db: Kysely<Database>, ...args: A): R[] | Later;
-  /** The first row (or undefined) as `allNow` reads it; else LATER. */
-  firstNow(db: Kysely<Database>, ...args: A): R | undefined | Later;
+  allNow(db: Kysely<Database>, ...args: A): ReadNow<R[]>;
+  /** The first row (or undefined) as `allNow` reads it; else NOT_NOW. */
+  firstNow(db: Kysely<Database>, ...args: A): ReadNow<R | undefined>;
 }
 
 function compile<A extends unknown[]>(
@@ -100,18 +98,13 @@ export function prepared<A extends unknown[], R>(
       return Promise.reject(error);
     }
   };
-  const now = (db: Kysely<Database>, args: A): R[] | Later =>
-    runSynchronously<R>(db, fill<R>(templateFor(db), args))?.rows ?? LATER;
   // `then` rather than async functions: one promise per call instead of two, on every request.
   return {
     all: (db, ...args) => execute(db, args).then((result) => result.rows),
     first: (db, ...args) => execute(db, args).then((result) => result.rows[0]),
     run: (db, ...args) => execute(db, args).then((result) => Number(result.numAffectedRows ?? 0n)),
-    allNow: (db, ...args) => now(db, args),
-    firstNow: (db, ...args) => {
-      const rows = now(db, args);
-      return rows === LATER ? LATER : rows[0];
-    },
+    allNow: (db, ...args) => readRowsNow<R>(db, fill<R>(templateFor(db), args)),
+    firstNow: (db, ...args) => readFirstNow<R>(db, fill<R>(templateFor(db), args)),
   };
 }
 

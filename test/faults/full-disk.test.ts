@@ -112,7 +112,7 @@ describe('a full disk on SQLite', { skip: problem && !CI ? problem : false }, ()
     // answer is a success or a 503, and once the room is gone every write answers 503.
     const refused = { register: 0, refresh: 0 };
     let last: { status: number; body: string; headers: Headers } | undefined;
-    // Several at once, so transactions that share a commit (sqlite-driver.ts) fail together.
+    // Several at once, so transactions that share a commit (src/storage/sqlite/driver.ts) fail together.
     for (let i = 0, inARow = 0; i < 200 && inARow < 5; i++) {
       const [rotation, ...registered] = await Promise.all([refresh(), register(), register(), register()]);
       for (const answer of registered) {

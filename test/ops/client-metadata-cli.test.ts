@@ -131,7 +131,7 @@ for (const dialect of DIALECTS) {
       assert.equal(r.code, 1);
       assert.match(r.stderr, /no rule for https:\/\/vscode\.example\/oauth\/client\.json/);
       // Through the CLI: this process's own SQLite connection shows another connection's commits
-      // only from its next turn on (src/storage/sqlite-driver.ts).
+      // only from its next turn on (src/storage/sqlite/driver.ts).
       const audit = await cli(url, ['audit', 'list', '--client', id]);
       const kinds = [...audit.stdout.matchAll(/client_metadata\.rule_\w+/g)].map((m) => m[0]);
       assert.deepEqual(kinds, [

@@ -7,7 +7,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
 import { openStorage, type Storage } from '../../src/storage/connect.js';
-import { LATER, prepared } from '../../src/storage/prepared.js';
+import { prepared } from '../../src/storage/prepared.js';
+import { NOT_NOW, readNow } from '../../src/storage/sqlite/read-now.js';
 import { inTransaction } from '../../src/storage/transaction.js';
 import { holdTransaction } from '../helpers/hold.js';
 
@@ -313,20 +314,20 @@ describe('SQLite driver: group commit and immediate reads', () => {
     assert.deepEqual(await itemNamed.first(db, 'free'), { name: 'free' });
     assert.equal(await itemNamed.first(db, 'absent'), undefined);
   });
-  it('reads synchronously with allNow and firstNow while the connection is free, and answers LATER while a transaction holds it', async () => {
+  it('reads synchronously with allNow and firstNow while the connection is free, and answers NOT_NOW while a transaction holds it', async () => {
     await db.transaction().execute((trx) => insert(trx, 'now'));
-    assert.deepEqual(itemNamed.allNow(db, 'now'), [{ name: 'now' }]);
-    assert.deepEqual(itemNamed.firstNow(db, 'now'), { name: 'now' });
-    assert.equal(itemNamed.firstNow(db, 'absent'), undefined);
+    assert.deepEqual(itemNamed.allNow(db, 'now'), readNow([{ name: 'now' }]));
+    assert.deepEqual(itemNamed.firstNow(db, 'now'), readNow({ name: 'now' }));
+    assert.deepEqual(itemNamed.firstNow(db, 'absent'), readNow(undefined));
     const held = await holdTransaction(db, (trx) => insert(trx, 'held-now'));
     assert.equal(
       itemNamed.firstNow(db, 'held-now'),
-      LATER,
+      NOT_NOW,
       'it would read inside another request’s transaction',
     );
-    assert.equal(itemNamed.allNow(db, 'held-now'), LATER);
+    assert.equal(itemNamed.allNow(db, 'held-now'), NOT_NOW);
     await held.release();
-    assert.deepEqual(itemNamed.firstNow(db, 'held-now'), { name: 'held-now' });
+    assert.deepEqual(itemNamed.firstNow(db, 'held-now'), readNow({ name: 'held-now' }));
   });
 
   it('answers rows as objects named by their columns: aliases, nulls, numbers, a repeated name keeps the last', async () => {

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { backupSqlite, sqliteFileOf } from '../../storage/sqlite-copy.js';
+import { backupSqlite, sqliteFileOf } from '../../storage/sqlite/copy.js';
 import { CommandError, defineCommand, UsageError } from '../command.js';
 
 /** `schoolauth backup --to FILE`: an online, consistent copy of a running SQLite database. */

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { holdsDatabase, restoreSqlite, sqliteFileOf } from '../../storage/sqlite-copy.js';
+import { holdsDatabase, restoreSqlite, sqliteFileOf } from '../../storage/sqlite/copy.js';
 import { CommandError, defineCommand, UsageError } from '../command.js';
 
 /**

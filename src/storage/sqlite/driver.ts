@@ -5,7 +5,7 @@
  *   on each release and all but one go back to sleep; here waiters form a FIFO queue and a
  *   release hands the connection to the next one directly.
  * - Prepared statements are kept per SQL text (Kysely prepares every query anew), and rows are
- *   read as arrays and turned into objects by a function compiled per statement (sqlite-rows.ts).
+ *   read as arrays and turned into objects by a function compiled per statement (rows.ts).
  * - Group commit: a commit costs more than the statements of a token request on this hardware
  *   (lock calls, a WAL header and a frame per page), so the transactions that run in one turn of
  *   the event loop share one. Its commit hands the connection on and resolves only once the
@@ -42,7 +42,9 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { ChangeStamps } from './change-stamps.js';
-import { type RowBuilder, rowBuilder } from './sqlite-rows.js';
+import { assertDeterministicWrite } from './deterministic.js';
+import { NOT_NOW, type ReadNow, readNow } from './read-now.js';
+import { type RowBuilder, rowBuilder } from './rows.js';
 
 /** Distinct SQL texts kept prepared; queries beyond this (unusual IN-list lengths) are prepared each time. */
 const STATEMENT_CACHE_SIZE = 500;
@@ -86,6 +88,7 @@ function newBatch(writes: boolean): Batch {
 
 class QueuedSqliteDriver implements Driver {
   private readonly statements = new Map<string, Prepared>();
+  private readonly own = new Map<string, SQLite.Statement>();
   private readonly waiting: Array<(lease: Lease) => void> = [];
   private holder: Lease | undefined;
   private batch: Batch | undefined;
@@ -178,6 +181,23 @@ class QueuedSqliteDriver implements Driver {
     }
   }
 
+  savepoint(): Promise<void> {
+    return refuseSavepoints();
+  }
+
+  rollbackToSavepoint(): Promise<void> {
+    return refuseSavepoints();
+  }
+
+  releaseSavepoint(): Promise<void> {
+    return refuseSavepoints();
+  }
+
+  /** The SQL of the statements kept prepared, and whether each only reads (the invariant tests). */
+  preparedStatements(): Array<{ readonly sql: string; readonly readonly: boolean }> {
+    return [...this.statements].map(([sql, { readonly }]) => ({ sql, readonly }));
+  }
+
   async destroy(): Promise<void> {
     this.commitBatch();
     this.database.close();
@@ -255,18 +275,29 @@ class QueuedSqliteDriver implements Driver {
     setImmediate(() => this.commitWhenFree());
   }
 
+  /** The driver's own statements (BEGIN, COMMIT, the batch's savepoint): kept apart from callers'. */
   private execute(sql: string): void {
-    this.prepare(sql).statement.run();
+    let statement = this.own.get(sql);
+    if (!statement) {
+      statement = this.database.prepare(sql);
+      this.own.set(sql, statement);
+    }
+    statement.run();
   }
 
   private prepare(sql: string): Prepared {
     let prepared = this.statements.get(sql);
     if (!prepared) {
+      // Checked once per SQL text, when it is first prepared: not on every run.
+      if (SAVEPOINT_SQL.test(sql)) throw new Error(SAVEPOINTS_UNSUPPORTED);
       const statement = this.database.prepare(sql);
+      // `readonly` is a native getter: read once (below).
+      const readonly = statement.readonly;
+      if (!readonly) assertDeterministicWrite(sql);
       // `reader` and `readonly` are native getters: read once.
       const row = statement.reader ? rowBuilder(statement.columns().map((c) => c.name)) : undefined;
       if (row) statement.raw(true);
-      prepared = { statement, row, readonly: statement.readonly };
+      prepared = { statement, row, readonly };
       if (this.statements.size < STATEMENT_CACHE_SIZE) this.statements.set(sql, prepared);
     }
     return prepared;
@@ -306,6 +337,16 @@ class QueuedSqliteDriver implements Driver {
   }
 }
 
+/** A savepoint sent as a query (SAVEPOINT, RELEASE, ROLLBACK TO): the driver owns the batch's. */
+const SAVEPOINT_SQL = /^\s*(savepoint|release|rollback\s+(transaction\s+)?to)\b/i;
+
+const SAVEPOINTS_UNSUPPORTED =
+  'savepoints are not supported by the SQLite driver: the transactions of one event-loop turn already share one savepoint, which a failed transaction rolls back to before the others run again (group commit, src/storage/sqlite/README.md); use a transaction of its own instead of a nested one';
+
+function refuseSavepoints(): Promise<never> {
+  return Promise.reject(new Error(SAVEPOINTS_UNSUPPORTED));
+}
+
 /** One turn with the connection: what Kysely holds between acquire and release. */
 class Lease implements DatabaseConnection {
   inTransaction = false;
@@ -326,7 +367,9 @@ class Lease implements DatabaseConnection {
 
   // biome-ignore lint/correctness/useYield: streaming is not offered; the signature is Kysely's.
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
-    throw new Error('streaming queries are not used with SQLite');
+    throw new Error(
+      "streaming (.stream()) is not supported by the SQLite driver: a stream would hold the one connection across turns of the event loop, while each turn's shared transaction must commit at its end (group commit, src/storage/sqlite/README.md); read with .execute() and a limit",
+    );
   }
 }
 
@@ -363,6 +406,10 @@ export class QueuedSqliteDialect extends SqliteDialect {
     if (!this.driver) throw new Error('the SQLite driver is not created yet');
     return this.driver.quiesce(task);
   }
+
+  preparedStatements(): Array<{ readonly sql: string; readonly readonly: boolean }> {
+    return this.driver?.preparedStatements() ?? [];
+  }
 }
 
 /** What runs a query at once when it may: the dialect for a Kysely instance, the lease for a transaction. */
@@ -378,16 +425,29 @@ export function allowImmediate(db: object, dialect: QueuedSqliteDialect): void {
 }
 
 /**
- * A query outside any transaction, on SQLite, while nothing holds the connection: run it now
- * instead of through Kysely's connection provider. better-sqlite3 is synchronous, so the answer
- * is the same; what is saved is the chain of promises around it. Undefined when the query must
- * wait its turn (or the database is not SQLite); throws what SQLite throws.
+ * A query outside any transaction, on SQLite, while nothing holds the connection (or of the
+ * `inTransaction` transaction that holds it): run it now instead of through Kysely's connection
+ * provider. better-sqlite3 is synchronous, so the answer is the same; what is saved is the chain
+ * of promises around it. Undefined when the query must wait its turn (or the database is not
+ * SQLite); throws what SQLite throws.
  */
-export function runSynchronously<R>(db: object, query: CompiledQuery): QueryResult<R> | undefined {
+function runSynchronously<R>(db: object, query: CompiledQuery): QueryResult<R> | undefined {
   return runners.get(db)?.runNow<R>(query);
 }
 
-/** `runSynchronously`, answered as a promise (a rejection rather than a throw). */
+/** The rows of a read run now when it can be (see runSynchronously); else NOT_NOW. */
+export function readRowsNow<R>(db: object, query: CompiledQuery): ReadNow<R[]> {
+  const result = runSynchronously<R>(db, query);
+  return result ? readNow(result.rows) : NOT_NOW;
+}
+
+/** The first row (or undefined) of a read run now when it can be; else NOT_NOW. */
+export function readFirstNow<R>(db: object, query: CompiledQuery): ReadNow<R | undefined> {
+  const result = runSynchronously<R>(db, query);
+  return result ? readNow(result.rows[0]) : NOT_NOW;
+}
+
+/** `runSynchronously`, answered as a promise (a rejection rather than a throw); undefined when it cannot run now. */
 export function runImmediately<R>(db: object, query: CompiledQuery): Promise<QueryResult<R>> | undefined {
   try {
     const result = runSynchronously<R>(db, query);
@@ -418,6 +478,17 @@ export function changedSince(
 ): boolean {
   const dialect = runners.get(db);
   return dialect instanceof QueuedSqliteDialect ? dialect.changedSince(stamp, tables, inserts) : true;
+}
+
+/**
+ * The SQL this Kysely instance's SQLite connection keeps prepared (up to STATEMENT_CACHE_SIZE),
+ * and whether each only reads: what test/unit/sqlite-invariants.test.ts checks after a full flow.
+ */
+export function preparedStatements(db: object): Array<{ readonly sql: string; readonly readonly: boolean }> {
+  const dialect = runners.get(db);
+  if (!(dialect instanceof QueuedSqliteDialect))
+    throw new Error('not a Kysely instance of the SQLite driver');
+  return dialect.preparedStatements();
 }
 
 /**

@@ -8,21 +8,31 @@
  *   that was found cannot change by it; a cached answer built from several rows of a table (an
  *   account with its memberships) can, and asks for the insert stamps too.
  * - An UPDATE, or an INSERT … ON CONFLICT (an upsert), changes rows of its own table only: the
- *   schema has no ON UPDATE cascades and no triggers.
- * - A DELETE may cascade through foreign keys, and anything else (raw SQL, DDL, REPLACE) is not
- *   parsed: every table.
+ *   schema has no ON UPDATE actions and no triggers (test/unit/sqlite-invariants.test.ts).
+ * - A DELETE may cascade through foreign keys (the schema has ON DELETE CASCADE and SET NULL),
+ *   a REPLACE deletes, and DDL changes the schema: every table.
+ * - Anything else is not understood (raw SQL, a CTE, a form Kysely does not write): every table
+ *   at run time, and test/unit/sqlite-invariants.test.ts fails when the app's SQL is not understood.
  * - A rollback, and a commit by another connection (another process: the CLI, a second server),
  *   count as every table too.
  */
 
 export type WriteScope =
+  /** Adds rows to `table` and changes none. */
   | { readonly kind: 'adds'; readonly table: string }
+  /** Changes rows of `table` only. */
   | { readonly kind: 'table'; readonly table: string }
-  | { readonly kind: 'any' };
+  /** Understood, and may change rows of any table. */
+  | { readonly kind: 'every'; readonly why: 'delete' | 'replace' | 'schema' }
+  /** Not understood: counted as every table. */
+  | { readonly kind: 'unknown' };
 
 // Kysely's SQLite compiler writes these forms; values are bound parameters, never in the text.
 const UPDATE = /^update "([^"]+)" /;
 const INSERT = /^insert into "([^"]+)" /;
+const DELETE = /^delete from "[^"]+"/;
+const REPLACE = /^(replace|insert or replace) into "[^"]+"/;
+const SCHEMA = /^(create|drop|alter) (table|(unique )?index|view) /;
 
 /** Which existing rows a write statement may change (see above). */
 export function writeScope(sql: string): WriteScope {
@@ -30,7 +40,10 @@ export function writeScope(sql: string): WriteScope {
   if (update) return { kind: 'table', table: update[1]! };
   const insert = INSERT.exec(sql);
   if (insert) return { kind: sql.includes(' on conflict ') ? 'table' : 'adds', table: insert[1]! };
-  return { kind: 'any' };
+  if (DELETE.test(sql)) return { kind: 'every', why: 'delete' };
+  if (REPLACE.test(sql)) return { kind: 'every', why: 'replace' };
+  if (SCHEMA.test(sql)) return { kind: 'every', why: 'schema' };
+  return { kind: 'unknown' };
 }
 
 export class ChangeStamps {

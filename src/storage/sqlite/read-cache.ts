@@ -9,10 +9,12 @@
  * commits show in PRAGMA data_version. On PostgreSQL, other instances write without this process
  * seeing it, so nothing is cached there.
  */
-import { LATER, type Later } from './prepared.js';
-import { changedSince, snapshotStamp } from './sqlite-driver.js';
+import { changedSince, snapshotStamp } from './driver.js';
+import { NOT_NOW, type ReadNow } from './read-now.js';
 
+/** A kept value, answered as it is: a hit allocates nothing. */
 interface Entry<V> {
+  readonly now: true;
   readonly value: V;
   readonly stamp: number;
 }
@@ -24,29 +26,26 @@ export class ReadCache<V> {
    * @param tables every table the cached rows are read from
    * @param capacity entries kept per database; when full it is emptied (cheaper than LRU order
    *   on every hit, and a full cache refills in one round of requests)
-   * @param inserts whether a plain INSERT into `tables` may change a kept value: false for a
-   *   row found by its key, true for a value built from several rows (a list can grow)
    */
   constructor(
     private readonly tables: readonly string[],
     private readonly capacity: number,
-    private readonly inserts = false,
   ) {}
 
   /**
    * The row for `key`: from the cache while it is current, else from `readNow` (a synchronous
-   * read; a found row is kept). LATER when no read can run now: the caller reads the usual way.
+   * read; a found row is kept). NOT_NOW when no read can run now: the caller reads the usual way.
    */
-  read(db: object, key: string, readNow: () => V | undefined | Later): V | undefined | Later {
+  read(db: object, key: string, readNow: () => ReadNow<V | undefined>): ReadNow<V | undefined> {
     const stamp = snapshotStamp(db);
-    if (stamp === undefined) return LATER;
+    if (stamp === undefined) return NOT_NOW;
     let entries = this.byDatabase.get(db);
     const hit = entries?.get(key);
-    if (hit && !changedSince(db, hit.stamp, this.tables, this.inserts)) return hit.value;
-    const value = readNow();
-    if (value === undefined || value === LATER) {
+    if (hit && !changedSince(db, hit.stamp, this.tables, false)) return hit;
+    const read = readNow();
+    if (!read.now || read.value === undefined) {
       if (hit) entries!.delete(key);
-      return value;
+      return read;
     }
     if (!entries) {
       entries = new Map();
@@ -54,7 +53,8 @@ export class ReadCache<V> {
     }
     if (entries.size >= this.capacity) entries.clear();
     // Shared by every request that presents the key: nobody may change it in place.
-    entries.set(key, { value: Object.freeze(value), stamp });
-    return value;
+    const entry: Entry<V> = { now: true, value: Object.freeze(read.value), stamp };
+    entries.set(key, entry);
+    return entry;
   }
 }

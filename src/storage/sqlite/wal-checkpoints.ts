@@ -61,7 +61,7 @@ parentPort.on('message', (message) => {
 
 const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
 
-/** Runs `task` while no query or transaction uses the server's connection (sqlite-driver.ts). */
+/** Runs `task` while no query or transaction uses the server's connection (driver.ts). */
 type Quiesce = (task: () => Promise<void>) => Promise<void>;
 
 /** The longest a pause for a restart holds the server's queries back, should the worker not answer. */

@@ -9,7 +9,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { createDatabaseFile } from './private-files.js';
+import { createDatabaseFile } from '../private-files.js';
 
 export interface ServerLock {
   release(): void;

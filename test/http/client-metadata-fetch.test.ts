@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import { readFileSync } from 'node:fs';
-import { createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
+import { createServer as createTcpServer, Socket, type Server as TcpServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { rootCertificates } from 'node:tls';
 import {
@@ -86,6 +86,30 @@ describe('fetching a client metadata document (SPEC §5a)', () => {
       assert.match(refused.reason, /special-use address/, host);
       assert.ok(Date.now() - started < 100, `${host} refused at once, not after a connection attempt`);
     }
+  });
+
+  // Private and link-local literals (a cloud metadata service lives at 169.254.169.254): every
+  // socket connect is intercepted for the duration, so even a regressed check cannot send a packet.
+  it('private and link-local IP literals (10.x, 169.254.169.254, fd00::) are refused before any socket connects', async () => {
+    const attempts: string[] = [];
+    const connect = Socket.prototype.connect;
+    Socket.prototype.connect = function (this: Socket, ...args: unknown[]) {
+      const [options] = args as [{ host?: string } | number | string];
+      attempts.push(typeof options === 'object' ? String(options.host) : String(options));
+      throw new Error('the test forbids connecting anywhere');
+    } as typeof connect;
+    try {
+      for (const host of ['10.1.2.3', '169.254.169.254', '[fd00::1]', '[::ffff:10.0.0.1]']) {
+        const refused = await failure(`https://${host}/client.json`, {
+          resolve: async () => assert.fail('an IP literal is never resolved'),
+        });
+        assert.equal(refused.failure, 'address_refused', host);
+        assert.match(refused.reason, /special-use address/, host);
+      }
+    } finally {
+      Socket.prototype.connect = connect;
+    }
+    assert.deepEqual(attempts, [], 'no connection was attempted');
   });
 
   it('a host name resolving to a special-use address is refused, even when another address is allowed', async () => {

@@ -4,6 +4,7 @@
  * test connects to is loopback; refusals of other addresses happen before any connection.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import type { LookupAddress } from 'node:dns';
 import { readFileSync } from 'node:fs';
 import { createServer as createTcpServer, Socket, type Server as TcpServer } from 'node:net';
@@ -65,6 +66,29 @@ describe('fetching a client metadata document (SPEC §5a)', () => {
     } finally {
       await stranger.close();
     }
+  });
+
+  // README: without CLIENT_METADATA_CA_FILE the fetch trusts Node's store, which NODE_EXTRA_CA_CERTS
+  // extends; Node reads that variable at process start, so this runs in a process of its own.
+  it('without a CA file, the CA named by NODE_EXTRA_CA_CERTS is trusted (and only then)', async () => {
+    const script = `
+      import { fetchDocument } from './src/oauth/client-id-metadata/fetch.ts';
+      const result = await fetchDocument(${JSON.stringify(docs.url('/doc.json'))},
+        { connectTimeoutMs: 2000, readTimeoutMs: 2000, allowLoopback: true, ca: undefined });
+      console.log(result.ok ? 'ok' : result.failure);`;
+    const run = (extra: Record<string, string>) =>
+      new Promise<string>((resolve, reject) => {
+        const env = { ...process.env, ...extra };
+        if (!('NODE_EXTRA_CA_CERTS' in extra)) delete env.NODE_EXTRA_CA_CERTS;
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', '--input-type=module', '-e', script],
+          { env },
+          (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(stdout.trim())),
+        );
+      });
+    assert.equal(await run({ NODE_EXTRA_CA_CERTS: testCa().caFile }), 'ok');
+    assert.equal(await run({}), 'tls');
   });
 
   it('loopback is refused for a non-loopback issuer, before connecting', async () => {

@@ -14,8 +14,10 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { SCOPE_NAMES } from '../../src/oauth/scope-catalogue.js';
+import { claudeLike } from '../helpers/agent-documents.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createPerson, insertTestClient, type Person, pkcePair } from '../helpers/flow.js';
+import { json, type MetadataServer, raw, startMetadataServer, testCa } from '../helpers/metadata-server.js';
 
 const CHROMIUM = process.env.SCHOOLAUTH_TEST_CHROMIUM;
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -76,12 +78,21 @@ describe('accessibility of every page (axe-core in Chromium)', {
   let browser: Browser;
   let dynamicId: string;
   let integrationId: string;
+  /** A Client ID Metadata Document client (SPEC §5a), and one whose document is refused. */
+  let docs: MetadataServer;
+  let documentId: string;
+  let refusedDocumentId: string;
   /** The self-registered app's loopback callback, where Allow sends the browser. */
   let loopback: Server;
   let callback: string;
 
   before(async () => {
-    t = await createTestApp('sqlite', { listen: true });
+    docs = await startMetadataServer();
+    documentId = docs.url('/oauth/agent.json');
+    docs.route('/oauth/agent.json', json(claudeLike(documentId), { 'cache-control': 'max-age=3600' }));
+    refusedDocumentId = docs.url('/oauth/moved.json');
+    docs.route('/oauth/moved.json', raw(302, '', { location: docs.url('/elsewhere.json') }));
+    t = await createTestApp('sqlite', { listen: true, env: { CLIENT_METADATA_CA_FILE: testCa().caFile } });
     loopback = createServer((_req, res) => res.end('You can close this window.'));
     await new Promise<void>((resolve) => loopback.listen(0, '127.0.0.1', resolve));
     callback = `http://127.0.0.1:${(loopback.address() as AddressInfo).port}/callback`;
@@ -103,6 +114,7 @@ describe('accessibility of every page (axe-core in Chromium)', {
     await browser?.close();
     loopback?.close();
     await t?.close();
+    await docs?.close();
   });
 
   const authorizeUrl = (clientId: string, redirectUri: string, scope: string) =>
@@ -135,13 +147,10 @@ describe('accessibility of every page (axe-core in Chromium)', {
       });
       after(() => context?.close());
 
-      it('home page', async (test) => {
-        // Added in parallel (issue 24.1): checked here as soon as `/` answers a page.
+      it('home page', async () => {
         const res = await page.goto(`${t.url}/`);
-        if (res?.status() !== 200 || !res.headers()['content-type']?.startsWith('text/html')) {
-          test.skip('no home page on this branch yet');
-          return;
-        }
+        assert.equal(res?.status(), 200);
+        assert.match(res?.headers()['content-type'] ?? '', /^text\/html/);
         await assertAccessible(page, 'home page');
       });
 
@@ -177,6 +186,20 @@ describe('accessibility of every page (axe-core in Chromium)', {
         await page.getByRole('button', { name: 'Allow' }).waitFor();
         assert.doesNotMatch(await page.locator('main').innerText(), /\(\s*https\s*\)/);
         await assertAccessible(page, 'consent (integration)');
+      });
+
+      it('consent for an app identified by a metadata document', async () => {
+        await page.goto(authorizeUrl(documentId, callback, 'openid courses:read'));
+        await page.getByRole('button', { name: 'Allow' }).waitFor();
+        assert.match(await page.locator('main').innerText(), /Identified by localhost/);
+        await assertAccessible(page, 'consent (metadata document)');
+      });
+
+      it('error page: a metadata document that was refused', async () => {
+        const res = await page.goto(authorizeUrl(refusedDocumentId, callback, 'openid'));
+        assert.equal(res?.status(), 400);
+        await page.getByRole('heading', { name: 'App could not be identified' }).waitFor();
+        await assertAccessible(page, 'error page (metadata document refused)');
       });
 
       it('consent for all 38 scopes', async () => {

@@ -16,11 +16,13 @@ import {
   type Person,
   pageText,
   pkcePair,
+  readForm,
 } from '../helpers/flow.js';
 import { json, type MetadataServer, startMetadataServer, testCa } from '../helpers/metadata-server.js';
 import { introspect, postForm, type RegisteredClient, refresh, revoke } from '../helpers/oauth.js';
 
 const SCOPE = 'openid profile account:read courses:read';
+const METRICS_TOKEN = 'metrics-secret-0123456789';
 
 for (const dialect of DIALECTS) {
   describe(`authorization with a client metadata document (SPEC §5a) [${dialect}]`, () => {
@@ -30,7 +32,10 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       docs = await startMetadataServer();
-      t = await createTestApp(dialect, { listen: true, env: { CLIENT_METADATA_CA_FILE: testCa().caFile } });
+      t = await createTestApp(dialect, {
+        listen: true,
+        env: { CLIENT_METADATA_CA_FILE: testCa().caFile, METRICS_TOKEN },
+      });
       person = await createPerson(t.ctx.db, { now: t.clock.now() });
     });
     after(async () => {
@@ -273,6 +278,71 @@ for (const dialect of DIALECTS) {
       assert.match(section, /<p class="domain">Identified by localhost<\/p>/);
       assert.match(pageText(section), /Redirects to localhost, 127\.0\.0\.1/);
       assert.match(pageText(section), /Metadata document · not verified/);
+    });
+
+    it('a metadata-document client is public: remembered consent is asked again, prompt=none answers consent_required (RFC 8252 §8.6)', async () => {
+      for (const trusted of [false, true]) {
+        const clientId = publish(`/never-silent-${trusted}.json`, claudeLike);
+        if (trusted) {
+          await setMetadataRule(
+            t.ctx.db,
+            { kind: 'client_id', target: clientId, decision: 'trust' },
+            t.ctx.now(),
+          );
+        }
+        const browser = new Browser(t.url);
+        const { params } = authorize(clientId, 'http://127.0.0.1:40006/callback');
+        assert.ok((await allow(params, browser)).searchParams.get('code'));
+        const query = new URLSearchParams({
+          response_type: 'code',
+          code_challenge_method: 'S256',
+          ...params,
+        });
+        const again = await browser.get(`/oauth/authorize?${query}`);
+        assert.equal(again.status, 200, `trusted=${trusted}: no silent code`);
+        const html = await again.text();
+        assert.equal(readForm(html).fields.step, 'consent');
+        assert.match(pageText(html), /You allowed this app before/);
+        const none = await browser.get(`/oauth/authorize?${query}&prompt=none`);
+        assert.equal(none.status, 302);
+        const url = new URL(none.headers.get('location')!);
+        assert.equal(url.searchParams.get('code'), null);
+        assert.equal(url.searchParams.get('error'), 'consent_required', `trusted=${trusted}`);
+      }
+    });
+
+    it('every fetch is audited (client_metadata.fetched) and counted in /metrics; a cached document is neither', async () => {
+      const fetched = async () => {
+        const res = await t.app.inject({
+          url: '/metrics',
+          headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+        });
+        return Number(
+          /^schoolauth_client_metadata_fetches_total\{outcome="ok"\} (\d+)$/m.exec(res.body)?.[1] ?? 0,
+        );
+      };
+      const clientId = publish('/audited.json', claudeLike, { 'cache-control': 'max-age=900' });
+      const { params } = authorize(clientId, 'http://127.0.0.1:40007/callback');
+      const query = new URLSearchParams({ response_type: 'code', code_challenge_method: 'S256', ...params });
+      const before = await fetched();
+      for (let i = 0; i < 2; i++)
+        assert.equal((await t.app.inject({ url: `/oauth/authorize?${query}` })).statusCode, 200);
+      assert.equal(docs.hits('/audited.json'), 1);
+      assert.equal(await fetched(), before + 1);
+      const audit = await t.ctx.db
+        .selectFrom('audit_events')
+        .selectAll()
+        .where('client_id', '=', clientId)
+        .execute();
+      assert.deepEqual(
+        audit.map((a) => a.kind),
+        ['client_metadata.fetched'],
+      );
+      const detail = JSON.parse(audit[0]!.detail);
+      assert.equal(detail.outcome, 'ok');
+      assert.equal(detail.host, 'localhost');
+      assert.equal(detail.cache_seconds, 900);
+      assert.equal(audit[0]!.ip, '127.0.0.1');
     });
 
     it('the token endpoint answers invalid_client for a client_id URL no authorization request has used', async () => {

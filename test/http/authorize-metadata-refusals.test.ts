@@ -365,7 +365,7 @@ describe('client metadata documents: issuer and configuration (SPEC §5a)', () =
       docs.route('/loopback.json', json(claudeLike(url)));
       const res = await t.app.inject({ url: `/oauth/authorize?${query(url)}` });
       assert.equal(res.statusCode, 400);
-      assert.match(pageText(res.body), /localhost resolves to 127\.0\.0\.1 is a loopback address/);
+      assert.match(pageText(res.body), /localhost resolves to 127\.0\.0\.1, which is a loopback address/);
       assert.equal(docs.hits('/loopback.json'), 0);
     } finally {
       await t.close();

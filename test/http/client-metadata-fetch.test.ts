@@ -4,9 +4,10 @@
  * test connects to is loopback; refusals of other addresses happen before any connection.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import type { LookupAddress } from 'node:dns';
 import { readFileSync } from 'node:fs';
-import { createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
+import { createServer as createTcpServer, Socket, type Server as TcpServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { rootCertificates } from 'node:tls';
 import {
@@ -67,6 +68,29 @@ describe('fetching a client metadata document (SPEC §5a)', () => {
     }
   });
 
+  // README: without CLIENT_METADATA_CA_FILE the fetch trusts Node's store, which NODE_EXTRA_CA_CERTS
+  // extends; Node reads that variable at process start, so this runs in a process of its own.
+  it('without a CA file, the CA named by NODE_EXTRA_CA_CERTS is trusted (and only then)', async () => {
+    const script = `
+      import { fetchDocument } from './src/oauth/client-id-metadata/fetch.ts';
+      const result = await fetchDocument(${JSON.stringify(docs.url('/doc.json'))},
+        { connectTimeoutMs: 2000, readTimeoutMs: 2000, allowLoopback: true, ca: undefined });
+      console.log(result.ok ? 'ok' : result.failure);`;
+    const run = (extra: Record<string, string>) =>
+      new Promise<string>((resolve, reject) => {
+        const env = { ...process.env, ...extra };
+        if (!('NODE_EXTRA_CA_CERTS' in extra)) delete env.NODE_EXTRA_CA_CERTS;
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', '--input-type=module', '-e', script],
+          { env },
+          (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(stdout.trim())),
+        );
+      });
+    assert.equal(await run({ NODE_EXTRA_CA_CERTS: testCa().caFile }), 'ok');
+    assert.equal(await run({}), 'tls');
+  });
+
   it('loopback is refused for a non-loopback issuer, before connecting', async () => {
     const before = docs.hits('/doc.json');
     const refused = await failure(docs.url('/doc.json', '127.0.0.1'), { allowLoopback: false });
@@ -88,6 +112,31 @@ describe('fetching a client metadata document (SPEC §5a)', () => {
     }
   });
 
+  // Private and link-local literals (a cloud metadata service lives at 169.254.169.254): every
+  // socket connect is intercepted for the duration, so even a regressed check cannot send a packet.
+  it('private and link-local IP literals (10.x, 169.254.169.254, fd00::) are refused before any socket connects', async () => {
+    const attempts: string[] = [];
+    const connect = Socket.prototype.connect;
+    Socket.prototype.connect = function (this: Socket, ...args: unknown[]) {
+      const [options] = args as [{ host?: string } | number | string];
+      attempts.push(typeof options === 'object' ? String(options.host) : String(options));
+      throw new Error('the test forbids connecting anywhere');
+    } as typeof connect;
+    try {
+      for (const host of ['10.1.2.3', '169.254.169.254', '[fd00::1]', '[::ffff:10.0.0.1]']) {
+        const refused = await failure(`https://${host}/client.json`, {
+          resolve: async () => assert.fail('an IP literal is never resolved'),
+        });
+        assert.equal(refused.failure, 'address_refused', host);
+        const literal = new URL(`https://${host}/`).hostname.replace(/^\[(.*)\]$/, '$1');
+        assert.ok(refused.reason.startsWith(`${literal} is a special-use address: `), refused.reason);
+      }
+    } finally {
+      Socket.prototype.connect = connect;
+    }
+    assert.deepEqual(attempts, [], 'no connection was attempted');
+  });
+
   it('a host name resolving to a special-use address is refused, even when another address is allowed', async () => {
     const stub =
       (addresses: LookupAddress[]): Resolver =>
@@ -107,7 +156,7 @@ describe('fetching a client metadata document (SPEC §5a)', () => {
     ]) {
       const refused = await failure(`https://cimd.test:${docs.port}/doc.json`, { resolve: stub(addresses) });
       assert.equal(refused.failure, 'address_refused');
-      assert.match(refused.reason, /cimd\.test resolves to .* special-use address/);
+      assert.match(refused.reason, /^cimd\.test resolves to \S+, which is a special-use address: /);
     }
     assert.equal(docs.hits('/doc.json'), before, 'never connected, not even to the allowed address');
   });

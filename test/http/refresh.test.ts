@@ -81,6 +81,21 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it('accepts offline_access in a refresh request and leaves it out of the granted scope (OIDC Core §11)', async () => {
+      const first = await tokensFor(t, pub, person);
+      let token = first.refresh_token;
+      for (const [scope, granted] of [
+        [`${first.scope} offline_access`, first.scope],
+        ['offline_access courses:read', 'courses:read'],
+      ]) {
+        const res = await refresh(t, pub, token, { scope: scope! });
+        assert.equal(res.statusCode, 200, res.body);
+        const answered = res.json() as TokenResponse;
+        assert.equal(answered.scope, granted);
+        token = answered.refresh_token;
+      }
+    });
+
     it('a repeat inside the grace window answers the same new pair', async () => {
       const first = await tokensFor(t, pub, person);
       const a = (await refresh(t, pub, first.refresh_token)).json() as TokenResponse;

@@ -69,6 +69,24 @@ for (const dialect of DIALECTS) {
       assert.doesNotMatch(r.stdout, /client_secret/);
     });
 
+    it('accepts path-less loopback redirect URIs (RFC 3986 §6.2.3), as registration does', async () => {
+      const r = await cli(url, [
+        'client',
+        'create',
+        '--name',
+        'Desk',
+        '--redirect-uri',
+        'http://127.0.0.1:4242',
+        '--redirect-uri',
+        'http://127.0.0.1',
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+      const id = /^client_id: (\S+)$/m.exec(r.stdout)?.[1];
+      assert.ok(id, r.stdout);
+      const listed = await cli(url, ['client', 'list']);
+      assert.match(listed.stdout, new RegExp(`${id}.*Desk`));
+    });
+
     it('bad redirect URIs and missing arguments exit 2 with one line', async () => {
       for (const uri of ['http://example.com/cb', 'https://a.example/cb#frag', 'myapp://cb', 'not a url']) {
         const r = await cli(url, ['client', 'create', '--name', 'X', '--redirect-uri', uri]);

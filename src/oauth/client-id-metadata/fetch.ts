@@ -77,7 +77,11 @@ async function judgeHost(hostname: string, settings: FetchSettings): Promise<Loo
   for (const { address } of addresses) {
     const problem = specialAddressProblem(address, settings.allowLoopback);
     if (problem) {
-      return { ok: false, failure: 'address_refused', reason: `${hostname} resolves to ${problem}` };
+      // An IP literal is the address itself: "10.1.2.3 is a special-use address: …"; a name
+      // says what it resolved to: "x.example resolves to 10.1.2.3, which is a special-use …".
+      const reason =
+        family !== 0 ? problem : `${hostname} resolves to ${problem.replace(' is ', ', which is ')}`;
+      return { ok: false, failure: 'address_refused', reason };
     }
   }
   return addresses[0]!;

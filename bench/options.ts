@@ -21,11 +21,15 @@ export interface BenchOptions {
   readonly serverLog: string | undefined;
   /** schoolauth with rate limits on, raised above the load (as shipped); false: RATE_LIMITS=off. */
   readonly rateLimits: boolean;
+  /** schoolauth's database: SQLite (default) or a private PostgreSQL cluster (bench/postgres.ts). */
+  readonly database: 'sqlite' | 'postgres';
+  /** schoolauth instances on PostgreSQL, behind the bench's round-robin balancer when > 1. */
+  readonly instances: number;
 }
 
 export const USAGE = `usage: npm run bench -- [--duration S] [--warmup S] [--runs N] [--connections 16,64]
        [--scenarios ${SCENARIO_NAMES.join(',')}] [--targets ${TARGET_NAMES.join(',')}] [--quick] [--soak [--soak-seconds N]]
-       [--write | --no-write] [--server-log FILE] [--no-rate-limits]`;
+       [--write | --no-write] [--server-log FILE] [--no-rate-limits] [--database sqlite|postgres [--instances N]]`;
 
 function positive(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -58,6 +62,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'no-write': { type: 'boolean' },
       'server-log': { type: 'string' },
       'no-rate-limits': { type: 'boolean', default: false },
+      database: { type: 'string', default: 'sqlite' },
+      instances: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -79,7 +85,16 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       throw new Error(`unknown target "${t}"; known: ${TARGET_NAMES.join(', ')}`);
     }
   }
+  const database = values.database;
+  if (database !== 'sqlite' && database !== 'postgres') {
+    throw new Error(`--database must be sqlite or postgres, not "${database}"`);
+  }
+  const instances = Math.round(positive('instances', values.instances, 1));
+  if (instances > 1 && database !== 'postgres') throw new Error('--instances needs --database postgres');
+  if (database === 'postgres' && values.soak) throw new Error('--soak runs on SQLite only');
   return {
+    database,
+    instances,
     targets: targets as TargetName[],
     duration: positive('duration', values.duration, quick ? 2 : 10),
     warmup: positive('warmup', values.warmup, quick ? 1 : 3),

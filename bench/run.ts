@@ -13,6 +13,7 @@ import { Fixture } from './fixture.js';
 import { describeMachine } from './machine.js';
 import { Contender, measureTogether, type Row, type RunSettings } from './measure.js';
 import { type BenchOptions, parseOptions } from './options.js';
+import { postgresBlock, postgresReport } from './postgres-report.js';
 import {
   conditions,
   judgeTargets,
@@ -27,6 +28,7 @@ import { runSoak } from './soak.js';
 import { startBareFastify } from './targets/bare-fastify.js';
 import { startOidcProvider } from './targets/oidc-provider.js';
 import { startSchoolauth } from './targets/schoolauth.js';
+import { startSchoolauthPostgres } from './targets/schoolauth-postgres.js';
 import type { BaselineTarget, OAuthTarget, TargetName } from './targets/target.js';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -40,12 +42,15 @@ interface Servers {
 async function startServers(options: BenchOptions, dataDir: string): Promise<Servers> {
   const wanted = (name: TargetName) => options.targets.includes(name);
   const oauth: Servers['oauth'] = [];
-  const starters: Array<[TargetName, string, () => Promise<OAuthTarget>]> = [
+  const sqlite: Array<[TargetName, string, () => Promise<OAuthTarget>]> = [
     [
       'schoolauth',
       `schoolauth (dist, SQLite, LOG_LEVEL=info, ${options.rateLimits ? 'rate limits on, raised above the load' : 'RATE_LIMITS=off'})`,
       () => startSchoolauth(dataDir, { logFile: options.serverLog, rateLimits: options.rateLimits }),
     ],
+  ];
+  const starters: Array<[TargetName, string, () => Promise<OAuthTarget>]> = [
+    ...(options.database === 'postgres' ? onPostgres(options, dataDir) : sqlite),
     [
       'node-oidc-provider',
       'node-oidc-provider 9 (SQLite adapter)',
@@ -63,6 +68,27 @@ async function startServers(options: BenchOptions, dataDir: string): Promise<Ser
   const baseline = options.scenarios.some((name) => SCENARIOS.find((s) => s.name === name)?.baseline);
   const bare = wanted('bare-fastify') && baseline ? await startBareFastify() : undefined;
   return { oauth, ...(bare ? { bare } : {}) };
+}
+
+/** `--database postgres`: schoolauth on the bench's private PostgreSQL cluster instead. */
+function onPostgres(
+  options: BenchOptions,
+  dataDir: string,
+): Array<[TargetName, string, () => Promise<OAuthTarget>]> {
+  const title = `schoolauth (dist, PostgreSQL, ${options.instances} instance(s), ${options.rateLimits ? 'rate limits on, raised above the load' : 'RATE_LIMITS=off'})`;
+  return [
+    [
+      'schoolauth',
+      title,
+      () =>
+        startSchoolauthPostgres(dataDir, {
+          instances: options.instances,
+          rateLimits: options.rateLimits,
+          logFile: options.serverLog,
+          log,
+        }),
+    ],
+  ];
 }
 
 async function stopServers(servers: Servers): Promise<void> {
@@ -119,16 +145,19 @@ async function benchmark(options: BenchOptions, dataDir: string): Promise<void> 
     await stopServers(servers);
   }
 
-  const report = [
-    conditions(machine, options),
-    '',
-    resultsTable(rows, options.connections),
-    '',
-    targetsTable(judgeTargets(rows, options.connections)),
-  ].join('\n');
+  const postgres = options.database === 'postgres';
+  const report = postgres
+    ? postgresReport(machine, options, rows)
+    : [
+        conditions(machine, options),
+        '',
+        resultsTable(rows, options.connections),
+        '',
+        targetsTable(judgeTargets(rows, options.connections)),
+      ].join('\n');
   log(`\n${report}`);
   if (options.write) {
-    writeBlock(REPORT_PATH, resultsBlock(options), report);
+    writeBlock(REPORT_PATH, postgres ? postgresBlock(options) : resultsBlock(options), report);
     log(`\nwritten to ${REPORT_PATH}`);
   }
 }

@@ -8,7 +8,7 @@ import type { Row } from './measure.js';
 import type { BenchOptions } from './options.js';
 import { SETTLE_MS } from './pg-stats.js';
 import { findBinaries } from './postgres.js';
-import { conditions, judgeTargets, targetsTable } from './report.js';
+import { conditions, judgeTargets, REPORT_PATH, targetsTable, writeBlock } from './report.js';
 import { describeTop, type RoundTrips, roundTripCells } from './round-trips.js';
 import { SCENARIOS, type ScenarioName } from './scenarios.js';
 
@@ -115,4 +115,19 @@ export function postgresReport(machine: Machine, options: BenchOptions, rows: re
     '',
     targetsTable(judgeTargets(rows, options.connections)),
   ].join('\n');
+}
+
+/** Prints the report and, unless --no-write, writes it into its block of docs/performance.md. */
+export function writePostgresReport(
+  machine: Machine,
+  options: BenchOptions,
+  rows: readonly Row[],
+  log: (line: string) => void,
+): void {
+  const report = postgresReport(machine, options, rows);
+  log(`\n${report}`);
+  if (options.write) {
+    writeBlock(REPORT_PATH, postgresBlock(options), report);
+    log(`\nwritten to ${REPORT_PATH}`);
+  }
 }

@@ -3,7 +3,8 @@
  * same load for each, runs taking turns between the servers; prints the table and writes
  * docs/performance.md.
  * `npm run bench -- --soak` runs the memory soak instead; `--no-rate-limits` runs schoolauth
- * with RATE_LIMITS=off (its own table). See docs/performance.md.
+ * with RATE_LIMITS=off (its own table); `--database postgres [--instances N]` runs schoolauth
+ * on PostgreSQL with round trips counted (its own block). See docs/performance.md.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ import { Fixture } from './fixture.js';
 import { describeMachine } from './machine.js';
 import { Contender, measureTogether, type Row, type RunSettings } from './measure.js';
 import { type BenchOptions, parseOptions } from './options.js';
-import { postgresBlock, postgresReport } from './postgres-report.js';
+import { writePostgresReport } from './postgres-report.js';
 import {
   conditions,
   judgeTargets,
@@ -145,19 +146,17 @@ async function benchmark(options: BenchOptions, dataDir: string): Promise<void> 
     await stopServers(servers);
   }
 
-  const postgres = options.database === 'postgres';
-  const report = postgres
-    ? postgresReport(machine, options, rows)
-    : [
-        conditions(machine, options),
-        '',
-        resultsTable(rows, options.connections),
-        '',
-        targetsTable(judgeTargets(rows, options.connections)),
-      ].join('\n');
+  if (options.database === 'postgres') return writePostgresReport(machine, options, rows, log);
+  const report = [
+    conditions(machine, options),
+    '',
+    resultsTable(rows, options.connections),
+    '',
+    targetsTable(judgeTargets(rows, options.connections)),
+  ].join('\n');
   log(`\n${report}`);
   if (options.write) {
-    writeBlock(REPORT_PATH, postgres ? postgresBlock(options) : resultsBlock(options), report);
+    writeBlock(REPORT_PATH, resultsBlock(options), report);
     log(`\nwritten to ${REPORT_PATH}`);
   }
 }

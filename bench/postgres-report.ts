@@ -113,6 +113,8 @@ export function postgresReport(machine: Machine, options: BenchOptions, rows: re
     '',
     topStatements(rows),
     '',
+    "Issue 7's targets, schoolauth on PostgreSQL against node-oidc-provider on SQLite (for the record; this mode's own target is the minimum column above):",
+    '',
     targetsTable(judgeTargets(rows, options.connections)),
   ].join('\n');
 }

@@ -17,6 +17,17 @@ import { freePort, PINNING, SERVER_CORE } from './child.js';
 
 const OS_USER = 'postgres';
 
+// A cluster outlives the bench only if nobody stops it: on exit (Ctrl-C included, see child.ts;
+// SIGTERM here), an immediate shutdown and the directory removed, best effort.
+const running = new Map<ChildProcess, string>();
+process.on('exit', () => {
+  for (const [postmaster, dir] of running) {
+    postmaster.kill('SIGQUIT');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+process.once('SIGTERM', () => process.exit(143));
+
 /** The newest Debian/Ubuntu PostgreSQL binaries (/usr/lib/postgresql/<major>/bin). */
 export function findBinaries(root = '/usr/lib/postgresql'): string {
   const majors = existsSync(root)
@@ -116,6 +127,8 @@ export class PrivateCluster {
         ? ['taskset', ['-c', String(SERVER_CORE), postgres, ...args]]
         : [postgres, args];
       const postmaster = spawn(command, commandArgs, { ...spawnOptions, stdio: 'ignore' });
+      running.set(postmaster, dir);
+      postmaster.once('exit', () => running.delete(postmaster));
       const cluster = new PrivateCluster(dir, port, bin.split('/').at(-2) ?? '?', postmaster);
       await cluster.waitUntilReady();
       log(`  private PostgreSQL ${cluster.version} cluster on 127.0.0.1:${port} (${dir})`);

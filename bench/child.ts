@@ -51,6 +51,8 @@ export interface ServerProcess {
   startProfile(): Promise<void>;
   /** Stops the CPU profile and writes it to `path`. */
   stopProfile(path: string): Promise<void>;
+  /** CPU seconds used so far by everything that answers (default: this pid, see cpuSecondsOf). */
+  cpuSeconds?(): number | undefined;
   /** The server's event-loop delay since the last reset (only with the probe); `reset` starts anew. */
   loopDelay(reset: boolean): Promise<LoopDelay | undefined>;
 }
@@ -74,6 +76,8 @@ export interface StartOptions {
   readonly probe?: boolean;
   /** Extra node flags (e.g. --cpu-prof). */
   readonly nodeFlags?: readonly string[];
+  /** The core to pin it to (default: the server core). */
+  readonly core?: number;
 }
 
 const PROBE = join(import.meta.dirname, 'servers', 'probe.mjs');
@@ -93,7 +97,7 @@ export async function startServer(name: string, options: StartOptions): Promise<
     ...options.args,
   ];
   const [command, args] = PINNING
-    ? ['taskset', ['-c', String(SERVER_CORE), process.execPath, ...nodeArgs]]
+    ? ['taskset', ['-c', String(options.core ?? SERVER_CORE), process.execPath, ...nodeArgs]]
     : [process.execPath, nodeArgs];
   const child = spawn(command, args, {
     env: { ...process.env, NODE_ENV: 'production', ...options.env, PORT: String(options.port) },

@@ -88,8 +88,9 @@ export class Fixture {
   /**
    * One code through the authorize path. A failed path is tried again (MINT_ATTEMPTS in all):
    * node-oidc-provider's resume step has answered 400 once in tens of thousands of concurrent
-   * authorizations, which ended a 30-minute run. Each retry is counted in `mintRetries`. A page
-   * on the way (schoolauth's consent for a public client) is answered as a person would.
+   * authorizations, which ended a 30-minute run. Each retry is counted in `mintRetries`.
+   * A consent page is answered: schoolauth asks again on every authorization of a public client
+   * with a loopback redirect (RFC 8252 §8.6), as the bench's client is.
    */
   private async mintCode(scope: string): Promise<string> {
     for (let attempt = 1; ; attempt++) {

@@ -48,6 +48,8 @@ export interface LoadOptions {
   readonly plan: LoadPlan;
   /** The server's pid, to read the CPU time it used during the run. */
   readonly pid?: number;
+  /** Reads the server's CPU seconds instead of the pid's (several processes answer). */
+  readonly cpuSeconds?: (() => number | undefined) | undefined;
   /** Stop after this many requests (rather than at the end of the duration). */
   readonly amount?: number;
 }
@@ -80,7 +82,9 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
     exhausted = true;
     instance?.stop();
   };
-  const cpuBefore = options.pid === undefined ? undefined : cpuSecondsOf(options.pid);
+  const pid = options.pid;
+  const cpuOf = options.cpuSeconds ?? (() => (pid === undefined ? undefined : cpuSecondsOf(pid)));
+  const cpuBefore = cpuOf();
   const result = await new Promise<Result>((resolve, reject) => {
     instance = autocannon(
       {
@@ -95,7 +99,7 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
       (error, outcome) => (error ? reject(error) : resolve(outcome)),
     );
   });
-  const cpuAfter = options.pid === undefined ? undefined : cpuSecondsOf(options.pid);
+  const cpuAfter = cpuOf();
   const cpu = cpuBefore !== undefined && cpuAfter !== undefined ? cpuAfter - cpuBefore : undefined;
   return summarise(result, exhausted, cpu);
 }

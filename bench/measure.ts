@@ -6,6 +6,8 @@
  */
 import type { Fixture } from './fixture.js';
 import { type LoadPlan, type Measurement, runLoad, type StaticRequest } from './load.js';
+import type { RoundTripCounter } from './pg-stats.js';
+import type { RoundTrips } from './round-trips.js';
 import type { Scenario, ScenarioName } from './scenarios.js';
 import type { TargetName } from './targets/target.js';
 
@@ -23,6 +25,8 @@ export interface Row {
   /** Server CPU microseconds per answer: robust against other load on the machine. */
   readonly cpuPerRequest?: number;
   readonly skipped?: string;
+  /** Database round trips per request over the measured runs (PostgreSQL). */
+  readonly roundTrips?: RoundTrips;
 }
 
 export interface RunSettings {
@@ -61,6 +65,8 @@ export async function probe(baseUrl: string, plan: LoadPlan): Promise<string | u
 export class Contender {
   private rate = GUESSED_RPS;
   readonly runs: Measurement[] = [];
+  /** While round trips are counted, pools are not refilled (the refill's requests would count). */
+  private counting = false;
 
   private constructor(
     readonly target: TargetName,
@@ -69,6 +75,8 @@ export class Contender {
     private readonly scenario: Scenario | undefined,
     private readonly fixture: Fixture | undefined,
     private readonly staticPlan: LoadPlan | undefined,
+    private readonly cpuSeconds?: () => number | undefined,
+    readonly roundTrips?: RoundTripCounter,
   ) {}
 
   /** An OAuth server in a scenario; a string says why it cannot be measured. */
@@ -79,7 +87,16 @@ export class Contender {
     const { server } = fixture.target;
     const problem = await probe(server.baseUrl, scenario.plan(fixture) as LoadPlan);
     if (problem) return problem;
-    return new Contender(fixture.target.name, server.baseUrl, server.pid, scenario, fixture, undefined);
+    return new Contender(
+      fixture.target.name,
+      server.baseUrl,
+      server.pid,
+      scenario,
+      fixture,
+      undefined,
+      server.cpuSeconds,
+      fixture.target.roundTrips,
+    );
   }
 
   /** Bare Fastify's small JSON answer, measured alongside a scenario. */
@@ -88,15 +105,42 @@ export class Contender {
     return new Contender('bare-fastify', baseUrl, pid, undefined, undefined, plan);
   }
 
+  /**
+   * Fills the pool for all measured runs at once (twice the rate seen), then opens the round-trip
+   * window: from here until `stopCounting` the database serves the measured requests only.
+   */
+  async startCounting(connections: number, seconds: number, runs: number): Promise<void> {
+    if (!this.roundTrips) return;
+    if (this.scenario?.pool && this.fixture) {
+      await this.fixture.ensure(this.scenario.pool, Math.ceil(this.rate * seconds * runs * 2) + connections);
+    }
+    await this.roundTrips.start();
+    this.counting = true;
+  }
+
+  async stopCounting(): Promise<RoundTrips | undefined> {
+    if (!this.roundTrips || !this.counting) return undefined;
+    this.counting = false;
+    const requests = this.runs.reduce((n, m) => n + m.ok + m.nonOk, 0);
+    return this.roundTrips.finish(requests);
+  }
+
   async load(connections: number, seconds: number): Promise<Measurement> {
     let plan = this.staticPlan;
     if (this.scenario && this.fixture) {
-      if (this.scenario.pool) {
+      if (this.scenario.pool && !this.counting) {
         await this.fixture.ensure(this.scenario.pool, Math.ceil(this.rate * seconds * 1.5) + connections);
       }
       plan = this.scenario.plan(this.fixture) as LoadPlan;
     }
-    const m = await runLoad({ baseUrl: this.baseUrl, connections, seconds, plan: plan!, pid: this.pid });
+    const m = await runLoad({
+      baseUrl: this.baseUrl,
+      connections,
+      seconds,
+      plan: plan!,
+      pid: this.pid,
+      cpuSeconds: this.cpuSeconds,
+    });
     this.rate = Math.max(this.rate, m.exhausted ? m.rps * 2 : m.rps);
     return m;
   }
@@ -114,6 +158,8 @@ export async function measureTogether(
   settings: RunSettings,
 ): Promise<Row[]> {
   for (const contender of contenders) await contender.load(connections, settings.warmup);
+  for (const contender of contenders)
+    await contender.startCounting(connections, settings.duration, settings.runs);
   for (let i = 0; i < settings.runs; i++) {
     for (const contender of contenders) {
       const m = await contender.load(connections, settings.duration);
@@ -121,7 +167,24 @@ export async function measureTogether(
       settings.log(`  ${contender.target} ${scenario} c=${connections} run ${i + 1}: ${describeRun(m)}`);
     }
   }
-  return contenders.map((c) => ({ scenario, target: c.target, connections, ...summariseRuns(c.runs) }));
+  const rows: Row[] = [];
+  for (const c of contenders) {
+    const roundTrips = await c.stopCounting();
+    if (roundTrips)
+      settings.log(`  ${c.target} ${scenario} c=${connections}: ${describeRoundTrips(roundTrips)}`);
+    rows.push({
+      scenario,
+      target: c.target,
+      connections,
+      ...summariseRuns(c.runs),
+      ...(roundTrips ? { roundTrips } : {}),
+    });
+  }
+  return rows;
+}
+
+function describeRoundTrips(rt: RoundTrips): string {
+  return `${rt.transactions.toFixed(2)} transactions, ${rt.statements.toFixed(2)} statements per request over ${rt.requests} requests`;
 }
 
 /** One run in a log line. CPU time per answer is far less disturbed by other work than req/s. */

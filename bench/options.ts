@@ -24,11 +24,15 @@ export interface BenchOptions {
   readonly rateLimits: boolean;
   /** `--grown`: cost as the database grows, and a prune under load (bench/growth.ts). */
   readonly grown: GrowthOptions | undefined;
+  /** schoolauth's database: SQLite (default) or a private PostgreSQL cluster (bench/postgres.ts). */
+  readonly database: 'sqlite' | 'postgres';
+  /** schoolauth instances on PostgreSQL, behind the bench's round-robin balancer when > 1. */
+  readonly instances: number;
 }
 
 export const USAGE = `usage: npm run bench -- [--duration S] [--warmup S] [--runs N] [--connections 16,64]
        [--scenarios ${SCENARIO_NAMES.join(',')}] [--targets ${TARGET_NAMES.join(',')}] [--quick] [--soak [--soak-seconds N]]
-       [--write | --no-write] [--server-log FILE] [--no-rate-limits]
+       [--write | --no-write] [--server-log FILE] [--no-rate-limits] [--database sqlite|postgres [--instances N]]
 ${GROWTH_USAGE}`;
 
 function positive(name: string, value: string | undefined, fallback: number): number {
@@ -62,6 +66,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'no-write': { type: 'boolean' },
       'server-log': { type: 'string' },
       'no-rate-limits': { type: 'boolean', default: false },
+      database: { type: 'string', default: 'sqlite' },
+      instances: { type: 'string' },
       help: { type: 'boolean', default: false },
       ...GROWTH_FLAGS,
     },
@@ -86,7 +92,16 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   }
   const duration = positive('duration', values.duration, quick ? 2 : 10);
   const warmup = positive('warmup', values.warmup, quick ? 1 : 3);
+  const database = values.database;
+  if (database !== 'sqlite' && database !== 'postgres') {
+    throw new Error(`--database must be sqlite or postgres, not "${database}"`);
+  }
+  const instances = Math.round(positive('instances', values.instances, 1));
+  if (instances > 1 && database !== 'postgres') throw new Error('--instances needs --database postgres');
+  if (database === 'postgres' && values.soak) throw new Error('--soak runs on SQLite only');
   return {
+    database,
+    instances,
     targets: targets as TargetName[],
     duration,
     warmup,

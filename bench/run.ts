@@ -4,7 +4,9 @@
  * docs/performance.md.
  * `npm run bench -- --soak` runs the memory soak instead; `--no-rate-limits` runs schoolauth
  * with RATE_LIMITS=off (its own table); `--grown` measures cost as the database grows and a prune
- * under load (bench/growth.ts). See docs/performance.md.
+ * under load (bench/growth.ts).
+ * `--database postgres [--instances N]` runs schoolauth on PostgreSQL with round trips counted (its
+ * own block). See docs/performance.md.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,7 @@ import { runGrowth } from './growth.js';
 import { describeMachine } from './machine.js';
 import { Contender, measureTogether, type Row, type RunSettings } from './measure.js';
 import { type BenchOptions, parseOptions } from './options.js';
+import { writePostgresReport } from './postgres-report.js';
 import {
   conditions,
   judgeTargets,
@@ -29,6 +32,7 @@ import { runSoak } from './soak.js';
 import { startBareFastify } from './targets/bare-fastify.js';
 import { startOidcProvider } from './targets/oidc-provider.js';
 import { startSchoolauth } from './targets/schoolauth.js';
+import { startSchoolauthPostgres } from './targets/schoolauth-postgres.js';
 import type { BaselineTarget, OAuthTarget, TargetName } from './targets/target.js';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -42,12 +46,15 @@ interface Servers {
 async function startServers(options: BenchOptions, dataDir: string): Promise<Servers> {
   const wanted = (name: TargetName) => options.targets.includes(name);
   const oauth: Servers['oauth'] = [];
-  const starters: Array<[TargetName, string, () => Promise<OAuthTarget>]> = [
+  const sqlite: Array<[TargetName, string, () => Promise<OAuthTarget>]> = [
     [
       'schoolauth',
       `schoolauth (dist, SQLite, LOG_LEVEL=info, ${options.rateLimits ? 'rate limits on, raised above the load' : 'RATE_LIMITS=off'})`,
       () => startSchoolauth(dataDir, { logFile: options.serverLog, rateLimits: options.rateLimits }),
     ],
+  ];
+  const starters: Array<[TargetName, string, () => Promise<OAuthTarget>]> = [
+    ...(options.database === 'postgres' ? onPostgres(options, dataDir) : sqlite),
     [
       'node-oidc-provider',
       'node-oidc-provider 9 (SQLite adapter)',
@@ -65,6 +72,27 @@ async function startServers(options: BenchOptions, dataDir: string): Promise<Ser
   const baseline = options.scenarios.some((name) => SCENARIOS.find((s) => s.name === name)?.baseline);
   const bare = wanted('bare-fastify') && baseline ? await startBareFastify() : undefined;
   return { oauth, ...(bare ? { bare } : {}) };
+}
+
+/** `--database postgres`: schoolauth on the bench's private PostgreSQL cluster instead. */
+function onPostgres(
+  options: BenchOptions,
+  dataDir: string,
+): Array<[TargetName, string, () => Promise<OAuthTarget>]> {
+  const title = `schoolauth (dist, PostgreSQL, ${options.instances} instance(s), ${options.rateLimits ? 'rate limits on, raised above the load' : 'RATE_LIMITS=off'})`;
+  return [
+    [
+      'schoolauth',
+      title,
+      () =>
+        startSchoolauthPostgres(dataDir, {
+          instances: options.instances,
+          rateLimits: options.rateLimits,
+          logFile: options.serverLog,
+          log,
+        }),
+    ],
+  ];
 }
 
 async function stopServers(servers: Servers): Promise<void> {
@@ -121,6 +149,7 @@ async function benchmark(options: BenchOptions, dataDir: string): Promise<void> 
     await stopServers(servers);
   }
 
+  if (options.database === 'postgres') return writePostgresReport(machine, options, rows, log);
   const report = [
     conditions(machine, options),
     '',

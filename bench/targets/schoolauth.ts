@@ -12,9 +12,9 @@ import { type Credentials, submitPage } from '../html-form.js';
 import type { OAuthTarget } from './target.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const PROTECTED = { path: '/api/v1/account', scope: 'account:read' };
+export const PROTECTED = { path: '/api/v1/account', scope: 'account:read' };
 
-function seedDemo(env: Record<string, string>): Credentials {
+export function seedDemo(env: Record<string, string>): Credentials {
   const out = execFileSync(process.execPath, [join(ROOT, 'dist/src/cli/main.js'), 'demo'], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
@@ -37,6 +37,24 @@ export function rateLimitEnv(rateLimits: boolean): Record<string, string> {
   return rateLimits ? { RATE_LIMITS: 'on', ...BENCH_LIMITS } : { RATE_LIMITS: 'off' };
 }
 
+/** The environment of every schoolauth the bench starts, on SQLite or PostgreSQL. */
+export function schoolauthEnv(
+  dataDir: string,
+  databaseUrl: string,
+  rateLimits: boolean,
+): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    ...rateLimitEnv(rateLimits),
+    // Codes are minted before a run and redeemed during it: give them the longest allowed life.
+    CODE_TTL: '600',
+    PRUNE_INTERVAL: '0',
+  };
+}
+
 export interface SchoolauthOptions {
   readonly logFile?: string | undefined;
   readonly probe?: boolean;
@@ -55,14 +73,7 @@ export async function startSchoolauth(
   const { rateLimits = true, env: extraEnv, beforeStart, ...start } = options;
   const port = await freePort();
   const env = {
-    DATABASE_URL: `sqlite:${join(dataDir, 'schoolauth.db')}`,
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'info',
-    ...rateLimitEnv(rateLimits),
-    // Codes are minted before a run and redeemed during it: give them the longest allowed life.
-    CODE_TTL: '600',
-    PRUNE_INTERVAL: '0',
+    ...schoolauthEnv(dataDir, `sqlite:${join(dataDir, 'schoolauth.db')}`, rateLimits),
     ...extraEnv,
   };
   const who = seedDemo(env);

@@ -1,6 +1,7 @@
 /** What the runner knows about a server under test. */
 import type { ServerProcess } from '../child.js';
 import type { PageDriver } from '../oauth.js';
+import type { RoundTripCounter } from '../pg-stats.js';
 
 export type OAuthTargetName = 'schoolauth' | 'node-oidc-provider';
 export type TargetName = OAuthTargetName | 'bare-fastify';
@@ -16,6 +17,8 @@ export interface OAuthTarget {
   readonly answerPage: PageDriver;
   /** A small protected API resource read with the bench access token (schoolauth only). */
   readonly protectedPath?: string;
+  /** Counts database round trips per request over a scenario's measured runs (PostgreSQL). */
+  readonly roundTrips?: RoundTripCounter;
 }
 
 export interface BaselineTarget {

@@ -1,0 +1,135 @@
+/**
+ * The report of a `--database postgres` run: schoolauth on PostgreSQL beside node-oidc-provider
+ * (SQLite adapter) and bare Fastify, with database round trips per request and the minimum each
+ * scenario needs (docs/performance.md "PostgreSQL"), written into its own block.
+ */
+import type { Machine } from './machine.js';
+import type { Row } from './measure.js';
+import type { BenchOptions } from './options.js';
+import { SETTLE_MS } from './pg-stats.js';
+import { findBinaries } from './postgres.js';
+import { conditions, judgeTargets, REPORT_PATH, targetsTable, writeBlock } from './report.js';
+import { describeTop, type RoundTrips, roundTripCells } from './round-trips.js';
+import { SCENARIOS, type ScenarioName } from './scenarios.js';
+
+/** The fewest transactions and statements (round trips) a request needs; see docs/performance.md. */
+export interface Minimum {
+  readonly transactions: number;
+  readonly statements: number;
+}
+
+/**
+ * A request that touches the database needs one statement in one transaction: its reads joined
+ * into one SELECT, its checks in the WHERE and its atomic writes in one statement of
+ * data-modifying CTEs (a code exchange: consume the code where every check holds, insert the
+ * tokens and the audit row from what that RETURNs). BEGIN … COMMIT with one statement per
+ * read and write is one transaction too, at 2 + reads + writes round trips.
+ */
+const ONE = { transactions: 1, statements: 1 };
+
+export const MINIMUM: Record<ScenarioName, Minimum> = {
+  discovery: { transactions: 0, statements: 0 },
+  jwks: { transactions: 0, statements: 0 },
+  registration: ONE,
+  code: ONE,
+  'code-oidc': ONE,
+  refresh: ONE,
+  userinfo: ONE,
+  introspection: ONE,
+  revocation: ONE,
+  api: ONE,
+};
+
+/** Transactions and statements within 5% of the minimum (the rate-limit flush adds a little). */
+export function meetsMinimum(rt: RoundTrips, min: Minimum): boolean {
+  return (
+    rt.transactions <= Math.max(1, min.transactions) * 1.05 && rt.statements <= min.statements * 1.05 + 0.05
+  );
+}
+
+export function postgresBlock(options: Pick<BenchOptions, 'instances' | 'rateLimits'>): string {
+  return `results-postgres-${options.instances}${options.rateLimits ? '' : '-no-rate-limits'}`;
+}
+
+const fmt = (n: number | undefined, digits = 0) => (n === undefined ? '–' : n.toFixed(digits));
+
+function find(rows: readonly Row[], scenario: ScenarioName, target: Row['target'], c: number) {
+  return rows.find((r) => r.scenario === scenario && r.target === target && r.connections === c);
+}
+
+export function postgresTable(rows: readonly Row[], connections: readonly number[]): string {
+  const lines = [
+    '| Scenario | Conns | schoolauth (PostgreSQL) req/s | p50 ms | p99 ms | CPU µs/req | transactions/req | statements/req | minimum | node-oidc-provider req/s | p99 ms | × peer | × bare Fastify |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const scenario of SCENARIOS) {
+    for (const c of connections) {
+      const ours = find(rows, scenario.name, 'schoolauth', c);
+      if (!ours) continue;
+      const peer = find(rows, scenario.name, 'node-oidc-provider', c);
+      const bare = scenario.baseline ? find(rows, scenario.name, 'bare-fastify', c) : undefined;
+      const min = MINIMUM[scenario.name];
+      const rt = ours.roundTrips;
+      const minimum = `${min.transactions} / ${min.statements}${rt ? (meetsMinimum(rt, min) ? ' met' : ' NOT met') : ''}`;
+      const vsPeer = ours.rps && peer?.rps ? `${fmt(ours.rps / peer.rps, 2)}×` : '';
+      const vsBare = ours.rps && bare?.rps ? `${fmt((ours.rps / bare.rps) * 100)}%` : '';
+      const mine = ours.skipped
+        ? [ours.skipped, '', '', '']
+        : [fmt(ours.rps), fmt(ours.p50, 1), fmt(ours.p99, 1), fmt(ours.cpuPerRequest)];
+      const theirs = !peer ? ['', ''] : peer.skipped ? [peer.skipped, ''] : [fmt(peer.rps), fmt(peer.p99, 1)];
+      lines.push(
+        `| ${scenario.title} | ${c} | ${mine.join(' | ')} | ${roundTripCells(rt).join(' | ')} | ${minimum} | ${theirs.join(' | ')} | ${vsPeer} | ${vsBare} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+/** The statements behind the figures: per scenario, the most frequent ones per request. */
+export function topStatements(rows: readonly Row[]): string {
+  const lines: string[] = [];
+  for (const scenario of SCENARIOS) {
+    const row = rows.find((r) => r.scenario === scenario.name && r.target === 'schoolauth' && r.roundTrips);
+    if (row?.roundTrips)
+      lines.push(`- ${scenario.name} (c=${row.connections}): ${describeTop(row.roundTrips)}`);
+  }
+  return lines.join('\n');
+}
+
+export function postgresReport(machine: Machine, options: BenchOptions, rows: readonly Row[]): string {
+  const version = findBinaries().split('/').at(-2) ?? '?';
+  const setup =
+    options.instances > 1
+      ? `${options.instances} schoolauth instances behind the bench's round-robin TCP balancer (one process on the load generator's core, each connection to the next instance), one database`
+      : 'one schoolauth instance';
+  return [
+    `- schoolauth on PostgreSQL ${version}: ${setup}; a private cluster started by the bench (initdb in a temporary directory, loopback port, PostgreSQL's defaults but pg_stat_statements preloaded with track_utility on; pinned with the instances to the server core). CPU µs/req counts the instances and every process of the cluster.`,
+    `- Round trips: per scenario, pg_stat_statements is reset and pg_stat_database read once the database has been idle ${SETTLE_MS / 1000} s (backends flush their counters late), the pools filled for all runs, and read again ${SETTLE_MS / 1000} s after the last run; per answered request: transactions (xact_commit + xact_rollback) and statements (BEGIN and COMMIT included). The "minimum" column is the fewest a request needs (transactions / statements; docs/performance.md "PostgreSQL").`,
+    conditions(machine, options),
+    '',
+    postgresTable(rows, options.connections),
+    '',
+    'Most frequent statements per request:',
+    '',
+    topStatements(rows),
+    '',
+    "Issue 7's targets, schoolauth on PostgreSQL against node-oidc-provider on SQLite (for the record; this mode's own target is the minimum column above):",
+    '',
+    targetsTable(judgeTargets(rows, options.connections)),
+  ].join('\n');
+}
+
+/** Prints the report and, unless --no-write, writes it into its block of docs/performance.md. */
+export function writePostgresReport(
+  machine: Machine,
+  options: BenchOptions,
+  rows: readonly Row[],
+  log: (line: string) => void,
+): void {
+  const report = postgresReport(machine, options, rows);
+  log(`\n${report}`);
+  if (options.write) {
+    writeBlock(REPORT_PATH, postgresBlock(options), report);
+    log(`\nwritten to ${REPORT_PATH}`);
+  }
+}

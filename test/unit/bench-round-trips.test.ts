@@ -1,0 +1,68 @@
+/** The bench's round-trip accounting (bench/round-trips.ts) and its minimum check (bench/postgres-report.ts). */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { MINIMUM, meetsMinimum } from '../../bench/postgres-report.js';
+import { perRequest, type StatsSnapshot, shorten } from '../../bench/round-trips.js';
+
+const snapshot = (
+  commits: number,
+  rollbacks: number,
+  calls: Record<string, [string, number]>,
+): StatsSnapshot => ({
+  commits,
+  rollbacks,
+  statements: new Map(Object.entries(calls).map(([id, [query, n]]) => [id, { query, calls: n }])),
+});
+
+describe('round trips per request from PostgreSQL statistics', () => {
+  it('counts the statements and transactions of the window only, per request', () => {
+    const before = snapshot(100, 2, { a: ['select 1', 50], b: ['BEGIN', 10] });
+    const after = snapshot(130, 4, {
+      a: ['select 1', 70],
+      b: ['BEGIN', 20],
+      c: ['COMMIT', 10],
+      d: ['insert into t values ($1)', 10],
+    });
+    const rt = perRequest(before, after, 10);
+    assert.equal(rt.statements, 5, '20 selects + 10 BEGIN + 10 COMMIT + 10 inserts over 10 requests');
+    assert.equal(rt.transactions, 3.2, '30 commits and 2 rollbacks over 10 requests');
+    assert.equal(rt.rollbacks, 0.2);
+    assert.deepEqual(
+      rt.top.map((t) => [t.query, t.perRequest]),
+      [
+        ['select 1', 2],
+        ['BEGIN', 1],
+        ['COMMIT', 1],
+        ['insert into t values ($1)', 1],
+      ],
+    );
+  });
+
+  it('adds up spellings of one transaction-control statement into one line', () => {
+    const rt = perRequest(snapshot(0, 0, {}), snapshot(4, 0, { x: ['begin', 2], y: ['BEGIN', 2] }), 4);
+    assert.deepEqual(rt.top, [{ query: 'BEGIN', perRequest: 1 }]);
+  });
+
+  it('ignores statements that did not run in the window and never divides by zero', () => {
+    const same = snapshot(5, 0, { a: ['select 1', 3] });
+    const rt = perRequest(same, same, 0);
+    assert.equal(rt.statements, 0);
+    assert.equal(rt.transactions, 0);
+    assert.deepEqual(rt.top, []);
+  });
+
+  it('shortens SQL to one line', () => {
+    assert.equal(shorten('select *\n  from   t'), 'select * from t');
+    assert.equal(shorten('x'.repeat(100), 10), `${'x'.repeat(9)}…`);
+  });
+
+  it('judges a scenario against its minimum, a little rate-limit flush allowed', () => {
+    const code = MINIMUM.code;
+    const at = (transactions: number, statements: number) =>
+      meetsMinimum({ requests: 1, transactions, rollbacks: 0, statements, top: [] }, code);
+    assert.equal(at(1, 1), true);
+    assert.equal(at(1.01, 1.02), true);
+    assert.equal(at(3, 9), false, 'three transactions');
+    assert.equal(at(1, 9), false, 'one transaction, nine round trips');
+  });
+});

@@ -65,7 +65,7 @@ export function param(value: string | undefined): string | undefined {
 }
 
 /** Only the Authorization header as a single string (a repeated header is still an attempt). */
-function authorizationHeader(request: FastifyRequest): string | undefined {
+function authorizationHeader(request: Pick<FastifyRequest, 'headers'>): string | undefined {
   const header = request.headers.authorization;
   if (header === undefined) return undefined;
   return Array.isArray(header) ? header.join(',') : header;
@@ -73,7 +73,9 @@ function authorizationHeader(request: FastifyRequest): string | undefined {
 
 /** What a token, revocation or introspection request presents to authenticate its client. */
 export function clientCredentials(
-  request: FastifyRequest<{ Body: { client_id?: string; client_secret?: string } }>,
+  request: Pick<FastifyRequest, 'headers'> & {
+    readonly body: { client_id?: string; client_secret?: string };
+  },
 ): ClientCredentials {
   return {
     clientId: param(request.body.client_id),

@@ -15,7 +15,7 @@ import { type BearerToken, findBearerToken } from '../storage/bearer-tokens.repo
 import { findRefreshToken } from '../storage/refresh-tokens.repository.js';
 import type { Client, RefreshToken } from '../storage/schema.js';
 import { authenticateClient } from './client-auth.js';
-import { clientCredentials, oauthFormErrorHandler, param, requireForm } from './form-request.js';
+import { clientCredentials, param, requireForm } from './form-request.js';
 import { TokenLookupBody } from './revoke.js';
 import { required } from './token/params.js';
 import { CLIENT_AUTH_SECURITY, NO_STORE, OAuthErrorBody } from './wire-schemas.js';
@@ -105,7 +105,7 @@ export async function introspectRoutes(app: FastifyInstance, ctx: AppContext): P
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     PATHS.introspection,
     {
-      errorHandler: oauthFormErrorHandler,
+      config: { errorStyle: 'oauth-form' },
       preValidation: requireForm,
       schema: {
         tags: ['oauth'],

@@ -17,7 +17,7 @@ import type { Client, Database } from '../storage/schema.js';
 import { revokeAccessToken } from '../storage/tokens.repository.js';
 import { inTransaction } from '../storage/transaction.js';
 import { authenticateClient } from './client-auth.js';
-import { clientCredentials, oauthFormErrorHandler, param, requireForm } from './form-request.js';
+import { clientCredentials, param, requireForm } from './form-request.js';
 import { required } from './token/params.js';
 import { CLIENT_AUTH_SECURITY, OAuthErrorBody } from './wire-schemas.js';
 
@@ -103,7 +103,7 @@ export async function revokeRoutes(app: FastifyInstance, ctx: AppContext): Promi
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     PATHS.revocation,
     {
-      errorHandler: oauthFormErrorHandler,
+      config: { errorStyle: 'oauth-form' },
       preValidation: requireForm,
       schema: {
         tags: ['oauth'],

@@ -12,7 +12,7 @@ import type { EndpointLimits } from '../../rate-limit/endpoint-limits.js';
 import { touchClient } from '../../storage/clients.repository.js';
 import type { Client } from '../../storage/schema.js';
 import { authenticateClient } from '../client-auth.js';
-import { clientCredentials, oauthFormErrorHandler, param, requireForm } from '../form-request.js';
+import { clientCredentials, param, requireForm } from '../form-request.js';
 import { CLIENT_AUTH_SECURITY, NO_STORE, OAuthErrorBody } from '../wire-schemas.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
@@ -63,7 +63,7 @@ export async function tokenRoutes(
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     PATHS.token,
     {
-      errorHandler: oauthFormErrorHandler,
+      config: { errorStyle: 'oauth-form' },
       preValidation: requireForm,
       schema: {
         tags: ['oauth'],

@@ -196,7 +196,7 @@ function oauthFormError(error: FastifyError, wire: WireError): WireError {
 }
 
 /** The error a route answers: toWireError, in the route's errorStyle. */
-export function routeWireError(error: FastifyError, request: FastifyRequest): WireError {
+function routeWireError(error: FastifyError, request: FastifyRequest): WireError {
   const wire = toWireError(error, request);
   return request.routeOptions.config?.errorStyle === 'oauth-form' ? oauthFormError(error, wire) : wire;
 }

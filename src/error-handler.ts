@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DISPLAY_TEXT_PATTERN, displayTextProblem } from './display-text.js';
-import { ApiError, type ErrorCode, OAuthError, WireError } from './errors.js';
+import { ApiError, OAuthError, type OAuthErrorCode, WireError } from './errors.js';
 import { MAX_PATH_SEGMENT_LENGTH } from './limits.js';
 import { URL_FIELD_RULES } from './school/url-fields.js';
 import { type UnavailableReason, whyUnavailable } from './storage/unavailable.js';
@@ -8,10 +8,23 @@ import { type UnavailableReason, whyUnavailable } from './storage/unavailable.js
 /** PostgreSQL SQLSTATE 22021: character_not_in_repertoire. */
 const PG_NUL_IN_TEXT = '22021';
 
-/** Route option: which error code a schema-validation failure answers with on this route. */
+/** An OAuth error code, or one of the API codes a route may prefer for a bad parameter. */
+export type ValidationErrorCode = OAuthErrorCode | 'not_found' | 'forbidden' | 'conflict';
+
+/**
+ * `oauth-form`: the OAuth endpoints that take form posts (token, revocation, introspection) answer
+ * every failure before their handler as an OAuth error (RFC 6749 §5.2): a repeated parameter is
+ * named (§3.1), a body of another media type is invalid_request, never 415 (§3.2).
+ */
+export type ErrorStyle = 'oauth-form';
+
+/** Route options read by the error handler. */
 declare module 'fastify' {
   interface FastifyContextConfig {
-    validationErrorCode?: ErrorCode;
+    /** The error code a schema-validation failure answers with on this route (default invalid_request). */
+    validationErrorCode?: ValidationErrorCode;
+    /** How this route words the errors raised before its handler (default: as toWireError does). */
+    errorStyle?: ErrorStyle;
   }
   interface FastifyInstance {
     /** Where the database is (a file, or host/database), for the log line of a database fault. */
@@ -83,7 +96,7 @@ function describeValidation(error: FastifyError, request: FastifyRequest): strin
   if (!first) return error.message;
   const part = error.validationContext ?? 'request';
   const path = first.instancePath.replace(/^\//, '').replaceAll('/', '.');
-  const params = first.params as Record<string, unknown>;
+  const { params } = first;
   if (first.keyword === 'pattern' && params.pattern === DISPLAY_TEXT_PATTERN) {
     const value = valueAt(request[part as 'body' | 'query' | 'params'], first.instancePath);
     const problem = typeof value === 'string' && displayTextProblem(`field "${path}"`, value);
@@ -111,7 +124,7 @@ export function toWireError(error: FastifyError, request: FastifyRequest): WireE
     const description = describeValidation(error, request);
     return code === 'not_found' || code === 'forbidden' || code === 'conflict'
       ? new ApiError(code, description, 400)
-      : new OAuthError(code as never, description, 400);
+      : new OAuthError(code, description, 400);
   }
   switch (error.code) {
     // PostgreSQL refuses U+0000 in text ("invalid byte sequence … 0x00"); SQLite stores it. The
@@ -163,6 +176,31 @@ export function toWireError(error: FastifyError, request: FastifyRequest): WireE
   return new ApiError('server_error', 'an unexpected error occurred; the request was not carried out', 500);
 }
 
+/** What every failure of an OAuth form request says it wants (RFC 6749 §3.2). */
+export const FORM_HINT = 'send the parameters as an application/x-www-form-urlencoded body';
+
+/** toWireError in the words of an `oauth-form` route. */
+function oauthFormError(error: FastifyError, wire: WireError): WireError {
+  if (error instanceof WireError) return error;
+  const first = error.validation?.[0];
+  // The body schemas take each parameter as a string: a string array is a repeated parameter.
+  if (first?.keyword === 'type' && first.instancePath !== '') {
+    const name = first.instancePath.slice(1);
+    return new OAuthError(
+      'invalid_request',
+      `parameter "${name}" was sent more than once; send it once (RFC 6749 §3.1)`,
+    );
+  }
+  if (wire.status === 415) return new OAuthError('invalid_request', `${wire.description}; ${FORM_HINT}`);
+  return wire;
+}
+
+/** The error a route answers: toWireError, in the route's errorStyle. */
+function routeWireError(error: FastifyError, request: FastifyRequest): WireError {
+  const wire = toWireError(error, request);
+  return request.routeOptions.config?.errorStyle === 'oauth-form' ? oauthFormError(error, wire) : wire;
+}
+
 export function sendWireError(reply: FastifyReply, error: WireError): FastifyReply {
   return reply
     .code(error.status)
@@ -175,7 +213,7 @@ export function sendWireError(reply: FastifyReply, error: WireError): FastifyRep
 export function installErrorHandlers(app: FastifyInstance, databaseLabel: string): void {
   app.decorate('databaseLabel', databaseLabel);
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const wire = toWireError(error, request);
+    const wire = routeWireError(error, request);
     if (wire.status >= 500) logServerFault(request, error, 'request failed');
     return sendWireError(reply, wire);
   });

@@ -1,4 +1,5 @@
 /** GET/PATCH /api/v1/account: the person the token acts for, and their school memberships. */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
@@ -6,6 +7,7 @@ import { notFound } from '../errors.js';
 import type { Principal } from '../resource-server/principal.js';
 import { updateAccount } from '../storage/accounts.repository.js';
 import { prepared } from '../storage/prepared.js';
+import type { Role } from '../storage/schema.js';
 import { NOT_NOW, readNow } from '../storage/sqlite/read-now.js';
 import { accountAnswerNow } from './account-answer-cache.js';
 import { isoTime } from './codec.js';
@@ -65,11 +67,16 @@ const accountWithMemberships = prepared((db, accountId: string) =>
     .where('accounts.id', '=', accountId),
 );
 
-// By slug, in code: ORDER BY made SQLite build a temporary B-tree on every read (0.35 µs of 2.1).
-const bySlug = (a: { slug: string | null }, b: { slug: string | null }) =>
-  a.slug! < b.slug! ? -1 : a.slug! > b.slug! ? 1 : 0;
-
 type AccountRow = Awaited<ReturnType<typeof accountWithMemberships.all>>[number];
+
+/** A row the left joins filled: a membership (its role) in a school (its id, slug and name). */
+type MembershipRow = AccountRow & { school_id: string; slug: string; school_name: string; role: Role };
+
+const isMembership = (r: AccountRow): r is MembershipRow =>
+  r.school_id !== null && r.slug !== null && r.school_name !== null && r.role !== null;
+
+// By slug, in code: ORDER BY made SQLite build a temporary B-tree on every read (0.35 µs of 2.1).
+const bySlug = (a: { slug: string }, b: { slug: string }) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0);
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -94,7 +101,7 @@ async function readAccount(ctx: AppContext, accountId: string) {
 function accountOf(rows: AccountRow[]) {
   const account = rows[0];
   if (!account) throw notFound('account');
-  const memberships = rows.filter((r) => r.slug !== null && r.school_id !== null).sort(bySlug);
+  const memberships = rows.filter(isMembership).sort(bySlug);
   return {
     id: account.id,
     email: account.email,
@@ -111,7 +118,8 @@ function accountOf(rows: AccountRow[]) {
   };
 }
 
-export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function accountRoutes(untyped: FastifyInstance, ctx: AppContext): void {
+  const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['Account'];
   app.get('/account', {
     config: { access: { scope: 'account:read', anonymous: false } },
@@ -134,7 +142,7 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     handler: async (request) => {
       const { accountId } = personOf(request);
-      await updateAccount(ctx.db, accountId, request.body as { name?: string; locale?: string }, ctx.now());
+      await updateAccount(ctx.db, accountId, request.body, ctx.now());
       return readAccount(ctx, accountId);
     },
   });

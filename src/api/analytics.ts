@@ -2,6 +2,7 @@
  * GET /api/v1/schools/{school}/analytics (analytics:read): computed on request from the orders and
  * students tables, never stored, so it cannot disagree with them.
  */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -80,7 +81,8 @@ async function orderFigures(db: Kysely<Database>, schoolId: string) {
   };
 }
 
-export function analyticsRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function analyticsRoutes(untyped: FastifyInstance, ctx: AppContext): void {
+  const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/schools/:school/analytics', {
     config: { access: { scope: 'analytics:read', anonymous: false } },
     schema: {
@@ -91,11 +93,7 @@ export function analyticsRoutes(app: FastifyInstance, ctx: AppContext): void {
       response: { 200: analyticsSchema },
     },
     handler: async (request) => {
-      const access = await loadSchool(
-        ctx.db,
-        (request.params as { school: string }).school,
-        request.principal,
-      );
+      const access = await loadSchool(ctx.db, request.params.school, request.principal);
       requireRead(access, false, 'analytics');
       const [students, orders] = await Promise.all([
         studentCounts(ctx.db, access.school.id),

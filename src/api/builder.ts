@@ -3,9 +3,11 @@
  * Each handler is the same short pipeline — resolve the school and the caller's role, check the
  * parent row, run the generic query, answer the item — so every family behaves alike.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
+import type { Principal } from '../resource-server/principal.js';
 import type { FamilyDefinition, Operation } from '../school/define.js';
 import { newId, toColumns } from '../school/rows.js';
 import {
@@ -23,8 +25,10 @@ import {
   ancestors,
   createBodySchema,
   itemSchema,
+  type ListQuery,
   listQuerySchema,
   pageSchema,
+  pageSize,
   paramsSchema,
   updateBodySchema,
 } from './schemas.js';
@@ -81,18 +85,24 @@ async function checkRefs(
   }
 }
 
-type Handler = (request: FastifyRequest) => Promise<unknown>;
+/** What a family route's schemas give its handler (the routes below type it from the same schemas). */
+interface FamilyRequest {
+  readonly principal: Principal;
+  readonly params: Params;
+}
+type ListRequest = FamilyRequest & { readonly query: ListQuery };
+type WriteRequest = FamilyRequest & { readonly body: Record<string, unknown> };
 
-function handlers(ctx: AppContext, def: FamilyDefinition): Record<Operation, Handler> {
+function handlers(ctx: AppContext, def: FamilyDefinition) {
   const hasPublic = def.publicWhen !== undefined;
-  const read = async (request: FastifyRequest) => {
-    const params = request.params as Params;
+  const read = async (request: FamilyRequest) => {
+    const { params } = request;
     const school = await loadSchool(ctx.db, params.school!, request.principal);
     const view = requireRead(school, hasPublic, def.plural);
     return { params, view, scope: await parentScope(ctx, def, params, school, view === 'public') };
   };
-  const write = async (request: FastifyRequest) => {
-    const params = request.params as Params;
+  const write = async (request: FamilyRequest) => {
+    const { params } = request;
     const school = await loadSchool(ctx.db, params.school!, request.principal);
     requireWrite(school, def.writers, def.plural);
     return { params, scope: await parentScope(ctx, def, params, school, false) };
@@ -103,22 +113,25 @@ function handlers(ctx: AppContext, def: FamilyDefinition): Record<Operation, Han
     return toItem(def, row, publicView);
   };
   return {
-    list: async (request) => {
+    list: async (request: ListRequest) => {
       const { view, scope } = await read(request);
-      const query = request.query as { limit: number; cursor?: string };
+      const { query } = request;
       const after = decodeCursor(query.cursor);
-      const page = await listRows(ctx.db, def, scope, { limit: query.limit, ...(after ? { after } : {}) });
+      const page = await listRows(ctx.db, def, scope, {
+        limit: pageSize(query),
+        ...(after ? { after } : {}),
+      });
       const items = page.rows.map((row) => toItem(def, row, view === 'public'));
       const last = page.rows.at(-1);
       return { items, next_cursor: page.more && last ? encodeCursor(String(last.id)) : null };
     },
-    get: async (request) => {
+    get: async (request: FamilyRequest) => {
       const { params, view, scope } = await read(request);
       return fetchItem(scope, params[def.param]!, view === 'public');
     },
-    create: async (request) => {
+    create: async (request: WriteRequest) => {
       const { scope } = await write(request);
-      const body = request.body as Record<string, unknown>;
+      const { body } = request;
       await checkRefs(ctx, def, scope.schoolId, body);
       const id = newId(def.idPrefix);
       const now = ctx.now();
@@ -133,26 +146,27 @@ function handlers(ctx: AppContext, def: FamilyDefinition): Record<Operation, Han
       await insertRow(ctx.db, def, row);
       return fetchItem(scope, id, false);
     },
-    update: async (request) => {
+    update: async (request: WriteRequest) => {
       const { params, scope } = await write(request);
-      const body = request.body as Record<string, unknown>;
+      const { body } = request;
       await checkRefs(ctx, def, scope.schoolId, body);
       const id = params[def.param]!;
       const changes = { ...toColumns(def, body), updated_at: ctx.now() };
       if (!(await updateRow(ctx.db, def, scope, id, changes))) throw notFound(`${def.singular} "${id}"`);
       return fetchItem(scope, id, false);
     },
-    delete: async (request) => {
+    delete: async (request: FamilyRequest) => {
       const { params, scope } = await write(request);
       const id = params[def.param]!;
       if (!(await deleteRow(ctx.db, def, scope, id))) throw notFound(`${def.singular} "${id}"`);
       return undefined;
     },
-  };
+  } satisfies Record<Operation, (request: never) => Promise<unknown>>;
 }
 
 /** Registers the family's routes on an /api/v1 scope (the guard and OpenAPI security come from `access`). */
-export function registerFamily(app: FastifyInstance, ctx: AppContext, def: FamilyDefinition): void {
+export function registerFamily(untyped: FastifyInstance, ctx: AppContext, def: FamilyDefinition): void {
+  const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   const h = handlers(ctx, def);
   const readAccess = { scope: def.scopes.read, anonymous: def.publicWhen !== undefined };
   const writeScope = def.scopes.write;

@@ -3,7 +3,14 @@
  * hold, what an item and a page of items look like, and the path and query parameters. Routes
  * validate with these and /openapi.json publishes the same objects.
  */
-import { type TSchema, Type } from '@sinclair/typebox';
+import {
+  type Static,
+  type TObject,
+  type TOptional,
+  type TSchema,
+  type TString,
+  Type,
+} from '@sinclair/typebox';
 import type { FamilyDefinition, FieldSpec } from '../school/define.js';
 import { httpsUrlSchema } from '../school/url-fields.js';
 
@@ -55,8 +62,12 @@ export function exampleBody(def: FamilyDefinition): Record<string, unknown> {
   return Object.fromEntries(Object.entries(def.fields).map(([name, f]) => [name, f.example]));
 }
 
+// These schemas are built at run time from field definitions, so their static types (what the TypeBox
+// type provider gives the builder's handlers) are what every family shares: a body maps field names
+// to values, path parameters are strings.
+
 /** POST body: required fields must be sent; the rest take their defaults. */
-export function createBodySchema(def: FamilyDefinition): TSchema {
+export function createBodySchema(def: FamilyDefinition): TObject<Record<string, TSchema>> {
   const properties: Record<string, TSchema> = {};
   for (const [name, f] of Object.entries(def.fields)) {
     const schema = fieldSchema(f);
@@ -67,11 +78,11 @@ export function createBodySchema(def: FamilyDefinition): TSchema {
   return Type.Object(properties, {
     additionalProperties: false,
     examples: [exampleBody(def)],
-  }) as TSchema;
+  });
 }
 
 /** PATCH body: any non-empty subset of the fields. */
-export function updateBodySchema(def: FamilyDefinition): TSchema {
+export function updateBodySchema(def: FamilyDefinition): TObject<Record<string, TOptional<TSchema>>> {
   const properties = Object.fromEntries(
     Object.entries(def.fields).map(([name, f]) => [name, fieldSchema(f)]),
   );
@@ -120,10 +131,18 @@ export function pageSchema(def: FamilyDefinition): TSchema {
   );
 }
 
+/** Items per page when the query does not say. */
+const DEFAULT_PAGE_SIZE = 20;
+
 export const listQuerySchema = Type.Object(
   {
     limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page (1–100)' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: 100,
+        default: DEFAULT_PAGE_SIZE,
+        description: 'Items per page (1–100)',
+      }),
     ),
     cursor: Type.Optional(
       Type.String({ maxLength: 200, description: 'The `next_cursor` of the previous page' }),
@@ -131,6 +150,11 @@ export const listQuerySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export type ListQuery = Static<typeof listQuerySchema>;
+
+/** The page size: Ajv has already put the default in (useDefaults), which the static type cannot know. */
+export const pageSize = (query: ListQuery): number => query.limit ?? DEFAULT_PAGE_SIZE;
 
 export const schoolParam = Type.String({
   pattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$',
@@ -142,8 +166,8 @@ const idParam = (what: string) =>
   Type.String({ minLength: 1, maxLength: 100, description: `The ${what}'s id` });
 
 /** Path parameters: the school, every ancestor's id, and (for item routes) the item's id. */
-export function paramsSchema(def: FamilyDefinition, withItem: boolean): TSchema {
-  const properties: Record<string, TSchema> = { school: schoolParam };
+export function paramsSchema(def: FamilyDefinition, withItem: boolean): TObject<Record<string, TString>> {
+  const properties: Record<string, TString> = { school: schoolParam };
   for (const ancestor of ancestors(def)) properties[ancestor.param] = idParam(ancestor.singular);
   if (withItem) properties[def.param] = idParam(def.singular);
   return Type.Object(properties);

@@ -3,15 +3,16 @@
  * appearance (appearance:read/write). Settings and appearance are JSON objects on the school row;
  * a PATCH merges the fields sent.
  */
-import { type Static, Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Principal } from '../resource-server/principal.js';
 import { httpsUrlSchema } from '../school/url-fields.js';
 import { membershipsOf } from '../storage/accounts.repository.js';
 import type { School } from '../storage/schema.js';
 import { decodeSlugCursor, isoTime, slugCursor } from './codec.js';
-import { listQuerySchema, schoolParam } from './schemas.js';
+import { type ListQuery, listQuerySchema, pageSize, schoolParam } from './schemas.js';
 import { loadSchool, requireRead, requireWrite, type SchoolAccess } from './school-access.js';
 
 const params = Type.Object({ school: schoolParam });
@@ -76,8 +77,6 @@ const appearancePatch = Type.Partial(appearanceSchema, {
   examples: [{ primary_color: '#0a7d32', theme: 'dark' }],
 });
 
-type SchoolPatch = Static<typeof schoolPatch>;
-
 function schoolView(access: SchoolAccess) {
   const { school, role } = access;
   const base = { id: school.id, slug: school.slug, name: school.name, description: school.description };
@@ -91,17 +90,16 @@ function schoolView(access: SchoolAccess) {
   };
 }
 
-const slugOf = (request: FastifyRequest) => (request.params as { school: string }).school;
-
-async function listMine(ctx: AppContext, principal: Principal, query: { limit: number; cursor?: string }) {
+async function listMine(ctx: AppContext, principal: Principal, query: ListQuery) {
   if (principal.kind !== 'person') return { items: [], next_cursor: null };
+  const limit = pageSize(query);
   const after = decodeSlugCursor(query.cursor);
   const all = (await membershipsOf(ctx.db, principal.accountId)).filter(
     (m) => after === undefined || m.slug > after,
   );
-  const page = all.slice(0, query.limit);
+  const page = all.slice(0, limit);
   const items = page.map((m) => ({ id: m.school_id, slug: m.slug, name: m.name, role: m.role }));
-  return { items, next_cursor: all.length > query.limit ? slugCursor(page.at(-1)!.slug) : null };
+  return { items, next_cursor: all.length > limit ? slugCursor(page.at(-1)!.slug) : null };
 }
 
 async function patchJson(
@@ -119,7 +117,9 @@ async function patchJson(
   return merged;
 }
 
-export function schoolRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function schoolRoutes(untyped: FastifyInstance, ctx: AppContext): void {
+  // Each route's TypeBox schema (validated by Ajv, published in /openapi.json) types its handler.
+  const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['Schools'];
   app.get('/schools', {
     config: { access: { scope: 'school:read', anonymous: false } },
@@ -142,8 +142,7 @@ export function schoolRoutes(app: FastifyInstance, ctx: AppContext): void {
         }),
       },
     },
-    handler: (request) =>
-      listMine(ctx, request.principal, request.query as { limit: number; cursor?: string }),
+    handler: (request) => listMine(ctx, request.principal, request.query),
   });
   app.get('/schools/:school', {
     config: { access: { scope: 'school:read', anonymous: true } },
@@ -154,7 +153,8 @@ export function schoolRoutes(app: FastifyInstance, ctx: AppContext): void {
       params,
       response: { 200: schoolSchema },
     },
-    handler: async (request) => schoolView(await loadSchool(ctx.db, slugOf(request), request.principal)),
+    handler: async (request) =>
+      schoolView(await loadSchool(ctx.db, request.params.school, request.principal)),
   });
   app.patch('/schools/:school', {
     config: { access: { scope: 'school:write', anonymous: false } },
@@ -167,9 +167,9 @@ export function schoolRoutes(app: FastifyInstance, ctx: AppContext): void {
       response: { 200: schoolSchema },
     },
     handler: async (request) => {
-      const access = await loadSchool(ctx.db, slugOf(request), request.principal);
+      const access = await loadSchool(ctx.db, request.params.school, request.principal);
       requireWrite(access, ['owner'], 'settings');
-      const { settings, ...fields } = request.body as SchoolPatch;
+      const { settings, ...fields } = request.body;
       if (settings) await patchJson(ctx, access.school, 'settings', settings);
       if (Object.keys(fields).length > 0) {
         await ctx.db
@@ -184,7 +184,8 @@ export function schoolRoutes(app: FastifyInstance, ctx: AppContext): void {
   appearanceRoutes(app, ctx);
 }
 
-function appearanceRoutes(app: FastifyInstance, ctx: AppContext): void {
+function appearanceRoutes(untyped: FastifyInstance, ctx: AppContext): void {
+  const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['Appearance'];
   const response = { 200: Type.Partial(appearanceSchema, { description: "The school's look" }) };
   app.get('/schools/:school/appearance', {
@@ -197,7 +198,7 @@ function appearanceRoutes(app: FastifyInstance, ctx: AppContext): void {
       response,
     },
     handler: async (request) => {
-      const access = await loadSchool(ctx.db, slugOf(request), request.principal);
+      const access = await loadSchool(ctx.db, request.params.school, request.principal);
       requireRead(access, true, 'appearance');
       return JSON.parse(access.school.appearance);
     },
@@ -213,9 +214,9 @@ function appearanceRoutes(app: FastifyInstance, ctx: AppContext): void {
       response,
     },
     handler: async (request) => {
-      const access = await loadSchool(ctx.db, slugOf(request), request.principal);
+      const access = await loadSchool(ctx.db, request.params.school, request.principal);
       requireWrite(access, undefined, 'appearance');
-      return patchJson(ctx, access.school, 'appearance', request.body as object);
+      return patchJson(ctx, access.school, 'appearance', request.body);
     },
   });
 }

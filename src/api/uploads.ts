@@ -9,6 +9,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
@@ -74,7 +75,8 @@ export async function uploadRoutes(app: FastifyInstance, ctx: AppContext): Promi
   await app.register(async (scope) => uploadRoute(scope, ctx));
 }
 
-async function uploadRoute(app: FastifyInstance, ctx: AppContext): Promise<void> {
+async function uploadRoute(untyped: FastifyInstance, ctx: AppContext): Promise<void> {
+  const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   await app.register(multipart, {
     limits: { fileSize: ctx.config.uploadMaxBytes, files: 1, fields: 5, parts: 6 },
   });
@@ -102,11 +104,7 @@ async function uploadRoute(app: FastifyInstance, ctx: AppContext): Promise<void>
       },
     },
     handler: async (request, reply) => {
-      const access = await loadSchool(
-        ctx.db,
-        (request.params as { school: string }).school,
-        request.principal,
-      );
+      const access = await loadSchool(ctx.db, request.params.school, request.principal);
       requireWrite(access, undefined, 'storage');
       if (!request.isMultipart()) {
         throw new ApiError(
@@ -156,7 +154,8 @@ async function uploadRoute(app: FastifyInstance, ctx: AppContext): Promise<void>
 }
 
 /** GET /uploads/{id}/{filename}: the stored file; public, like any published asset URL. */
-export async function uploadFileRoute(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function uploadFileRoute(untyped: FastifyInstance, ctx: AppContext): Promise<void> {
+  const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/uploads/:id/:filename', {
     schema: {
       tags: ['Storage'],
@@ -173,7 +172,7 @@ export async function uploadFileRoute(app: FastifyInstance, ctx: AppContext): Pr
     },
     config: { validationErrorCode: 'not_found' },
     handler: async (request, reply) => {
-      const { id, filename } = request.params as { id: string; filename: string };
+      const { id, filename } = request.params;
       const row = await ctx.db.selectFrom('uploads').selectAll().where('id', '=', id).executeTakeFirst();
       if (!row || row.filename !== filename) throw notFound('file');
       const inline = INLINE_TYPES.has(row.content_type);

@@ -27,7 +27,7 @@ export interface RegistrationRequest {
   readonly logo_uri?: string;
   readonly tos_uri?: string;
   readonly policy_uri?: string;
-  readonly contacts?: readonly string[];
+  readonly contacts?: string[];
   readonly software_id?: string;
   readonly software_version?: string;
   readonly id_token_signed_response_alg?: string;

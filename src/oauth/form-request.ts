@@ -1,15 +1,14 @@
 /**
  * Shared reading of OAuth form requests (token, revocation, introspection): the body must be
  * `application/x-www-form-urlencoded` (RFC 6749 §3.2), a parameter must not repeat (§3.1), an
- * empty parameter counts as omitted (§3.1), and every failure is an OAuth error body.
+ * empty parameter counts as omitted (§3.1), and every failure is an OAuth error body (the routes
+ * set `config: { errorStyle: 'oauth-form' }`, error-handler.ts).
  */
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { logServerFault, sendWireError, toWireError } from '../error-handler.js';
-import { OAuthError, WireError } from '../errors.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { FORM_HINT } from '../error-handler.js';
+import { OAuthError } from '../errors.js';
 import { MAX_PARAMETER_LENGTH, overlongParameter } from '../limits.js';
 import type { ClientCredentials } from './client-auth.js';
-
-const FORM_HINT = 'send the parameters as an application/x-www-form-urlencoded body';
 
 /** The media type, in any case, alone or before its parameters (Node has trimmed the value). */
 const FORM_TYPE = /^application\/x-www-form-urlencoded[\t ]*(?:;|$)/i;
@@ -38,34 +37,13 @@ export function requireForm(
   done(formProblem(request));
 }
 
-function classify(error: FastifyError, request: FastifyRequest): WireError {
-  const wire = toWireError(error, request);
-  if (error instanceof WireError) return error;
-  const first = error.validation?.[0];
-  if (first?.keyword === 'type' && first.instancePath !== '') {
-    const name = first.instancePath.slice(1);
-    return new OAuthError(
-      'invalid_request',
-      `parameter "${name}" was sent more than once; send it once (RFC 6749 §3.1)`,
-    );
-  }
-  if (wire.status === 415) return new OAuthError('invalid_request', `${wire.description}; ${FORM_HINT}`);
-  return wire;
-}
-
-export function oauthFormErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const wire = classify(error, request);
-  if (wire.status >= 500) logServerFault(request, error, 'request failed');
-  return sendWireError(reply, wire);
-}
-
 /** RFC 6749 §3.1: "Parameters sent without a value MUST be treated as if they were omitted." */
 export function param(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
 /** Only the Authorization header as a single string (a repeated header is still an attempt). */
-function authorizationHeader(request: FastifyRequest): string | undefined {
+function authorizationHeader(request: Pick<FastifyRequest, 'headers'>): string | undefined {
   const header = request.headers.authorization;
   if (header === undefined) return undefined;
   return Array.isArray(header) ? header.join(',') : header;
@@ -73,7 +51,9 @@ function authorizationHeader(request: FastifyRequest): string | undefined {
 
 /** What a token, revocation or introspection request presents to authenticate its client. */
 export function clientCredentials(
-  request: FastifyRequest<{ Body: { client_id?: string; client_secret?: string } }>,
+  request: Pick<FastifyRequest, 'headers'> & {
+    readonly body: { client_id?: string; client_secret?: string };
+  },
 ): ClientCredentials {
   return {
     clientId: param(request.body.client_id),

@@ -4,6 +4,7 @@
  * secret). Anything else — unknown, expired, revoked, rotated, another client's — is
  * `{"active": false}` (§2.2), so the answer reveals nothing about tokens of others.
  */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
@@ -14,8 +15,8 @@ import { type BearerToken, findBearerToken } from '../storage/bearer-tokens.repo
 import { findRefreshToken } from '../storage/refresh-tokens.repository.js';
 import type { Client, RefreshToken } from '../storage/schema.js';
 import { authenticateClient } from './client-auth.js';
-import { clientCredentials, oauthFormErrorHandler, param, requireForm } from './form-request.js';
-import { TokenLookupBody, type TokenLookupParams } from './revoke.js';
+import { clientCredentials, param, requireForm } from './form-request.js';
+import { TokenLookupBody } from './revoke.js';
 import { required } from './token/params.js';
 import { CLIENT_AUTH_SECURITY, NO_STORE, OAuthErrorBody } from './wire-schemas.js';
 
@@ -101,10 +102,10 @@ async function introspect(
 }
 
 export async function introspectRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.post<{ Body: TokenLookupParams }>(
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
     PATHS.introspection,
     {
-      errorHandler: oauthFormErrorHandler,
+      config: { errorStyle: 'oauth-form' },
       preValidation: requireForm,
       schema: {
         tags: ['oauth'],

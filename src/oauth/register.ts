@@ -2,6 +2,7 @@
  * POST /api/oauth/register — dynamic client registration (RFC 7591), open to loopback clients
  * only (seed §5.3–5.4): parse → validate (client-metadata.ts) → store → 201 with the metadata.
  */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../audit/audit.js';
@@ -15,12 +16,7 @@ import type { EndpointLimits } from '../rate-limit/endpoint-limits.js';
 import { insertClient } from '../storage/clients.repository.js';
 import type { Client } from '../storage/schema.js';
 import { inTransaction } from '../storage/transaction.js';
-import {
-  type ClientMetadata,
-  MAX_REDIRECT_URIS,
-  type RegistrationRequest,
-  validateRegistration,
-} from './client-metadata.js';
+import { type ClientMetadata, MAX_REDIRECT_URIS, validateRegistration } from './client-metadata.js';
 import { NO_STORE, OAuthErrorBody } from './wire-schemas.js';
 
 // Every string of the metadata may be shown to a person (consent, Connected apps, client list).
@@ -151,7 +147,7 @@ export async function registerRoutes(
   ctx: AppContext,
   limits: Pick<EndpointLimits, 'registration'>,
 ): Promise<void> {
-  app.post<{ Body: RegistrationRequest }>(
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
     PATHS.registration,
     {
       config: { validationErrorCode: 'invalid_client_metadata' },

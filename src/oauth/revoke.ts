@@ -3,6 +3,7 @@
  * among its own → revoke → 200. Unknown tokens, and tokens of other clients, also answer 200
  * (RFC 7009 §2.2; SPEC §7), so the endpoint reveals nothing about tokens it was not given.
  */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Transaction } from 'kysely';
@@ -16,16 +17,9 @@ import type { Client, Database } from '../storage/schema.js';
 import { revokeAccessToken } from '../storage/tokens.repository.js';
 import { inTransaction } from '../storage/transaction.js';
 import { authenticateClient } from './client-auth.js';
-import { clientCredentials, oauthFormErrorHandler, param, requireForm } from './form-request.js';
+import { clientCredentials, param, requireForm } from './form-request.js';
 import { required } from './token/params.js';
 import { CLIENT_AUTH_SECURITY, OAuthErrorBody } from './wire-schemas.js';
-
-export interface TokenLookupParams {
-  readonly token: string;
-  readonly token_type_hint?: string;
-  readonly client_id?: string;
-  readonly client_secret?: string;
-}
 
 export const TokenLookupBody = Type.Object(
   {
@@ -106,10 +100,10 @@ async function revokeOwnToken(
 }
 
 export async function revokeRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.post<{ Body: TokenLookupParams }>(
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
     PATHS.revocation,
     {
-      errorHandler: oauthFormErrorHandler,
+      config: { errorStyle: 'oauth-form' },
       preValidation: requireForm,
       schema: {
         tags: ['oauth'],

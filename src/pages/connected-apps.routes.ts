@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { recordAudit } from '../audit/audit.js';
 import { isLoopbackHostname } from '../config.js';
 import type { AppContext } from '../context.js';
-import { field, formBody } from '../form-post.js';
+import { field, formBody, formQuery } from '../form-post.js';
 import { isConfidential } from '../oauth/authorize/consent-policy.js';
 import { clientIdHost } from '../oauth/client-id-metadata/client-id-url.js';
 import { judgeClientId } from '../oauth/client-id-metadata/rules.js';
@@ -126,7 +126,7 @@ export async function connectedAppsRoutes(app: FastifyInstance, ctx: AppContext)
       ? await listMetadataRules(ctx.db)
       : [];
     const apps = toConnectedApps(rows, rules);
-    const query = request.query as Record<string, unknown>;
+    const query = formQuery(request);
     const page = connectedAppsPage({
       accountEmail: session.account.email,
       apps,

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { recordAudit } from '../audit/audit.js';
 import type { AppContext } from '../context.js';
-import { field, formBody } from '../form-post.js';
+import { field, formBody, formQuery } from '../form-post.js';
 import { PATHS } from '../paths.js';
 import { CSRF_FIELD, checkCsrfToken, checkSigninCsrf, signinCsrfToken } from '../sessions/csrf.js';
 import { endSession, loadSession, startSession } from '../sessions/sessions.js';
@@ -56,11 +56,8 @@ const SIGNOUT_POST = pageRoute({
 
 export async function signInRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.get(SIGNIN_PATH, SIGNIN_GET, (request, reply) => {
-    const query = request.query as Record<string, unknown>;
-    const returnTo = safeReturnPath(
-      typeof query.return_to === 'string' ? query.return_to : undefined,
-      PATHS.connectedApps,
-    );
+    const query = formQuery(request);
+    const returnTo = safeReturnPath(field(query, 'return_to'), PATHS.connectedApps);
     const csrfToken = signinCsrfToken(ctx, request, reply);
     const notice = query.done === 'signed-out' ? 'You have signed out.' : undefined;
     return sendPage(

@@ -42,9 +42,10 @@ export function anonymousRefused(issuer: string, scope: string): ApiError {
   );
 }
 
+/** Any route's query (the guard runs on every API route, whatever its schema). */
 function hasQueryToken(request: FastifyRequest): boolean {
-  const query = request.query as Record<string, unknown> | undefined;
-  return query !== undefined && query !== null && Object.hasOwn(query, 'access_token');
+  const query: unknown = request.query;
+  return typeof query === 'object' && query !== null && Object.hasOwn(query, 'access_token');
 }
 
 /**
@@ -194,8 +195,8 @@ function lookUpNow(
 
 /** RFC 6750 §2.2 form-body tokens are refused for the same reason as query tokens. */
 function refuseBodyToken(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  const body = request.body as Record<string, unknown> | undefined;
-  if (body && typeof body === 'object' && Object.hasOwn(body, 'access_token')) {
+  const body: unknown = request.body;
+  if (typeof body === 'object' && body !== null && Object.hasOwn(body, 'access_token')) {
     done(new OAuthError('invalid_request', USE_HEADER));
     return;
   }

@@ -2,6 +2,7 @@
  * POST /api/oauth/token (RFC 6749 §3.2): parse the form → authenticate the client → run the
  * grant → answer the tokens with `Cache-Control: no-store` (§5.1).
  */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
@@ -11,33 +12,12 @@ import type { EndpointLimits } from '../../rate-limit/endpoint-limits.js';
 import { touchClient } from '../../storage/clients.repository.js';
 import type { Client } from '../../storage/schema.js';
 import { authenticateClient } from '../client-auth.js';
-import { clientCredentials, oauthFormErrorHandler, param, requireForm } from '../form-request.js';
+import { clientCredentials, param, requireForm } from '../form-request.js';
 import { CLIENT_AUTH_SECURITY, NO_STORE, OAuthErrorBody } from '../wire-schemas.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
 import type { TokenResponseBody } from './issue.js';
-import type { TokenParams } from './params.js';
-
-const Param = (description: string) => Type.Optional(Type.String({ description }));
-
-const TokenRequest = Type.Object(
-  {
-    grant_type: Type.String({ description: '"authorization_code" or "refresh_token"' }),
-    code: Param('authorization_code: the code from the redirect'),
-    redirect_uri: Param('authorization_code: the redirect_uri of the authorization request'),
-    code_verifier: Param('authorization_code: the PKCE verifier (RFC 7636)'),
-    client_id: Param('The client identifier (optional with HTTP Basic, where it must be the same)'),
-    client_secret: Param('Confidential clients using client_secret_post (never together with HTTP Basic)'),
-    refresh_token: Param('refresh_token: the refresh token'),
-    scope: Param('refresh_token: a narrower scope (optional)'),
-    resource: Type.Optional(
-      Type.Union([Type.String(), Type.Array(Type.String())], {
-        description: 'RFC 8707 resource indicator; must be the resource of the authorization',
-      }),
-    ),
-  },
-  { additionalProperties: true },
-);
+import { TokenRequest } from './params.js';
 
 const TokenResponse = Type.Object({
   access_token: Type.String(),
@@ -80,10 +60,10 @@ export async function tokenRoutes(
   ctx: AppContext,
   limits: Pick<EndpointLimits, 'token'>,
 ): Promise<void> {
-  app.post<{ Body: TokenParams }>(
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
     PATHS.token,
     {
-      errorHandler: oauthFormErrorHandler,
+      config: { errorStyle: 'oauth-form' },
       preValidation: requireForm,
       schema: {
         tags: ['oauth'],

@@ -2,21 +2,34 @@
  * The token request's parameters (RFC 6749 §4.1.3, §6; RFC 7636 §4.5; RFC 8707 §2.2) and the
  * checks two grants share.
  */
+import { type Static, Type } from '@sinclair/typebox';
 import { OAuthError } from '../../errors.js';
 import { resolveResource } from '../resource.js';
 
-export interface TokenParams {
-  readonly grant_type: string;
-  readonly code?: string;
-  readonly redirect_uri?: string;
-  readonly code_verifier?: string;
-  readonly client_id?: string;
-  readonly client_secret?: string;
-  readonly refresh_token?: string;
-  readonly scope?: string;
-  /** RFC 8707 allows the parameter more than once. */
-  readonly resource?: string | string[];
-}
+const Param = (description: string) => Type.Optional(Type.String({ description }));
+
+/** The token request body: validated, typed (TokenParams) and published in /openapi.json. */
+export const TokenRequest = Type.Object(
+  {
+    grant_type: Type.String({ description: '"authorization_code" or "refresh_token"' }),
+    code: Param('authorization_code: the code from the redirect'),
+    redirect_uri: Param('authorization_code: the redirect_uri of the authorization request'),
+    code_verifier: Param('authorization_code: the PKCE verifier (RFC 7636)'),
+    client_id: Param('The client identifier (optional with HTTP Basic, where it must be the same)'),
+    client_secret: Param('Confidential clients using client_secret_post (never together with HTTP Basic)'),
+    refresh_token: Param('refresh_token: the refresh token'),
+    scope: Param('refresh_token: a narrower scope (optional)'),
+    // RFC 8707 allows the parameter more than once.
+    resource: Type.Optional(
+      Type.Union([Type.String(), Type.Array(Type.String())], {
+        description: 'RFC 8707 resource indicator; must be the resource of the authorization',
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+export type TokenParams = Readonly<Static<typeof TokenRequest>>;
 
 /** RFC 6749 §5.2: the grant (code or refresh token) is invalid, expired, revoked or not this client's. */
 export const invalidGrant = (description: string): OAuthError => new OAuthError('invalid_grant', description);

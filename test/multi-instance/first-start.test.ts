@@ -10,7 +10,7 @@ import { dropSchema, newSchemaName, PG_URL } from '../helpers/app.js';
 import { startServer } from '../helpers/server-process.js';
 
 describe('first start on PostgreSQL', { skip: PG_URL ? false : 'PostgreSQL not available' }, () => {
-  it('three instances started together on a new schema all come up, with one demo school and owner and one signing key', async () => {
+  it('three instances started together on a new schema all come up, with one demo school and owner and one signing key of each algorithm', async () => {
     const schema = newSchemaName();
     const databaseUrl = `${PG_URL}${PG_URL!.includes('?') ? '&' : '?'}schema=${schema}`;
     const env = { DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '2', SEED_DEMO: 'on' };

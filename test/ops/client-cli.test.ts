@@ -69,6 +69,43 @@ for (const dialect of DIALECTS) {
       assert.doesNotMatch(r.stdout, /client_secret/);
     });
 
+    it('bad redirect URIs and missing arguments exit 2 with one line', async () => {
+      for (const uri of ['http://example.com/cb', 'https://a.example/cb#frag', 'myapp://cb', 'not a url']) {
+        const r = await cli(url, ['client', 'create', '--name', 'X', '--redirect-uri', uri]);
+        assert.equal(r.code, 2, `${uri}: ${r.stderr}`);
+        assert.equal(r.stderr.trim().split('\n').length, 1);
+        assert.match(r.stderr, /--redirect-uri/);
+      }
+      const missing = await cli(url, ['client', 'create', '--name', 'X']);
+      assert.equal(missing.code, 2);
+      assert.match(missing.stderr, /missing --redirect-uri/);
+      const unknown = await cli(url, ['client', 'disable', '--client-id', 'nope']);
+      assert.equal(unknown.code, 1);
+      assert.match(unknown.stderr, /no client with client_id nope/);
+    });
+
+    it('client create --name refuses control, format and separator characters; international names stay unchanged', async () => {
+      const create = (name: string) =>
+        cli(url, ['client', 'create', '--name', name, '--redirect-uri', 'https://g.example/cb']);
+      for (const [name, code] of [
+        ['Gradebook\u202e', 'U+202E'],
+        ['Grade\u200bbook', 'U+200B'],
+        ['Grade\u009bbook', 'U+009B'],
+        ['\u2028Gradebook', 'U+2028'],
+      ] as const) {
+        const r = await create(name);
+        assert.equal(r.code, 2, `${code}: ${r.stderr}`);
+        assert.equal(r.stderr.trim().split('\n').length, 1);
+        assert.match(r.stderr, new RegExp(`--name contains U\\+${code.slice(2)}: control, format`));
+      }
+      const name = 'Über-App 日本語 Ñandú';
+      const ok = await create(name);
+      assert.equal(ok.code, 0, ok.stderr);
+      const clientId = /client_id: (\S+)/.exec(ok.stdout)?.[1] ?? '';
+      const list = await cli(url, ['client', 'list']);
+      assert.match(list.stdout, new RegExp(`${clientId}\\s+${name}\\s+integration`));
+    });
+
     it('client create --id-token-alg stores the algorithm of its ID tokens (RS256 when left out); another is refused', async () => {
       const alg = async (...more: string[]) => {
         const r = await cli(url, [
@@ -110,43 +147,6 @@ for (const dialect of DIALECTS) {
       ]);
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /--id-token-alg must be one of RS256, ES256, EdDSA, not "HS256"/);
-    });
-
-    it('bad redirect URIs and missing arguments exit 2 with one line', async () => {
-      for (const uri of ['http://example.com/cb', 'https://a.example/cb#frag', 'myapp://cb', 'not a url']) {
-        const r = await cli(url, ['client', 'create', '--name', 'X', '--redirect-uri', uri]);
-        assert.equal(r.code, 2, `${uri}: ${r.stderr}`);
-        assert.equal(r.stderr.trim().split('\n').length, 1);
-        assert.match(r.stderr, /--redirect-uri/);
-      }
-      const missing = await cli(url, ['client', 'create', '--name', 'X']);
-      assert.equal(missing.code, 2);
-      assert.match(missing.stderr, /missing --redirect-uri/);
-      const unknown = await cli(url, ['client', 'disable', '--client-id', 'nope']);
-      assert.equal(unknown.code, 1);
-      assert.match(unknown.stderr, /no client with client_id nope/);
-    });
-
-    it('client create --name refuses control, format and separator characters; international names stay unchanged', async () => {
-      const create = (name: string) =>
-        cli(url, ['client', 'create', '--name', name, '--redirect-uri', 'https://g.example/cb']);
-      for (const [name, code] of [
-        ['Gradebook\u202e', 'U+202E'],
-        ['Grade\u200bbook', 'U+200B'],
-        ['Grade\u009bbook', 'U+009B'],
-        ['\u2028Gradebook', 'U+2028'],
-      ] as const) {
-        const r = await create(name);
-        assert.equal(r.code, 2, `${code}: ${r.stderr}`);
-        assert.equal(r.stderr.trim().split('\n').length, 1);
-        assert.match(r.stderr, new RegExp(`--name contains U\\+${code.slice(2)}: control, format`));
-      }
-      const name = 'Über-App 日本語 Ñandú';
-      const ok = await create(name);
-      assert.equal(ok.code, 0, ok.stderr);
-      const clientId = /client_id: (\S+)/.exec(ok.stdout)?.[1] ?? '';
-      const list = await cli(url, ['client', 'list']);
-      assert.match(list.stdout, new RegExp(`${clientId}\\s+${name}\\s+integration`));
     });
 
     it('client disable revokes its grants and tokens and is audited', async () => {

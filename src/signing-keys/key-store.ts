@@ -165,9 +165,9 @@ export class KeyStore {
 
   /**
    * Loads the keys, creating the first one of each algorithm the database has none of (a new
-   * database, or one from before ES256 and EdDSA). Reloads run one after
-   * another: one asked for while another runs (a NOTIFY during a periodic reload) reads again,
-   * since the running one may have read before the change.
+   * database, or one from before ES256 and EdDSA). Reloads run one after another: one asked for
+   * while another runs (a NOTIFY during a periodic reload) reads again, since the running one may
+   * have read before the change.
    */
   async reload(): Promise<void> {
     const run = this.queue

@@ -63,6 +63,7 @@ export function clientRow(i: number, shape: FillShape): Client {
     redirect_uris: JSON.stringify([`http://127.0.0.1/cb/${i}`]),
     token_endpoint_auth_method: 'none',
     secret_hash: null,
+    id_token_signed_response_alg: 'RS256',
     grant_types: JSON.stringify(['authorization_code', 'refresh_token']),
     response_types: JSON.stringify(['code']),
     metadata: JSON.stringify({ client_name: name }),

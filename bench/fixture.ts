@@ -26,17 +26,27 @@ export type FixtureStep = 'registration' | 'authorize' | 'token';
 
 /**
  * Single-use values: codes of an agent grant (API scope only, no ID token), codes of an OpenID
- * grant (an RS256 ID token per exchange), and refresh and access tokens of agent grants.
+ * grant (an RS256 ID token per exchange), codes of an OpenID grant of a second client registered
+ * with `id_token_signed_response_alg: ES256` (an ES256 ID token per exchange), and refresh and
+ * access tokens of agent grants.
  */
-export type PoolKind = 'codes' | 'oidc-codes' | 'refresh' | 'access';
+export type PoolKind = 'codes' | 'oidc-codes' | 'oidc-es256-codes' | 'refresh' | 'access';
 
 export class Fixture {
-  readonly pools: Record<PoolKind, string[]> = { codes: [], 'oidc-codes': [], refresh: [], access: [] };
+  readonly pools: Record<PoolKind, string[]> = {
+    codes: [],
+    'oidc-codes': [],
+    'oidc-es256-codes': [],
+    refresh: [],
+    access: [],
+  };
   /** Why the authorization path (and so every token scenario) cannot run, if it cannot: short. */
   readonly problems = new Map<FixtureStep, string>();
   /** The full story behind each problem, for the log. */
   readonly details = new Map<FixtureStep, string>();
   client: BenchClient | undefined;
+  /** The client registered with ES256 ID tokens: made at the first use of its pool. */
+  es256Client: BenchClient | undefined;
   /** Tokens of the OpenID grant, for userinfo, introspection and the protected API. */
   reader: TokenSet | undefined;
   readonly pkce: Pkce = newPkce();
@@ -81,8 +91,30 @@ export class Fixture {
     }
   }
 
-  private authorizeUrl(scope: string): string {
-    return authorizeUrl(this.meta, this.client!, scope, this.pkce);
+  private authorizeUrl(scope: string, client = this.client!): string {
+    return authorizeUrl(this.meta, client, scope, this.pkce);
+  }
+
+  /** Registers the ES256 client once; its first authorization answers the consent page. */
+  private async es256(): Promise<BenchClient> {
+    this.es256Client ??= await registerClient(this.meta, { id_token_signed_response_alg: 'ES256' });
+    return this.es256Client;
+  }
+
+  /**
+   * One code for the ES256 client, tried again like mintCode. Pages on the way (schoolauth's
+   * consent, shown to a public client every time: RFC 8252 §8.6) are answered as a person would;
+   * minting is preparation, never measured.
+   */
+  private async mintEs256Code(client: BenchClient, scope: string): Promise<string> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await followToCode(this.authorizeUrl(scope, client), client, this.jar, this.target.answerPage);
+      } catch (error) {
+        if (attempt === MINT_ATTEMPTS) throw error;
+        this.mintRetries++;
+      }
+    }
   }
 
   /**
@@ -108,6 +140,15 @@ export class Fixture {
     const missing = count - this.pools[kind].length;
     if (missing <= 0) return;
     const { agentScope, readerScope } = this.target;
+    if (kind === 'oidc-es256-codes') {
+      const client = await this.es256();
+      for (const code of await inParallel(missing, MINT_CONCURRENCY, () =>
+        this.mintEs256Code(client, readerScope),
+      )) {
+        this.pools[kind].push(code);
+      }
+      return;
+    }
     if (kind === 'codes' || kind === 'oidc-codes') {
       const scope = kind === 'codes' ? agentScope : readerScope;
       // A loop, not push(...codes): a pool for a fast server outgrows the argument limit of a call.

@@ -49,12 +49,16 @@ export async function discover(baseUrl: string): Promise<Metadata> {
   return json<Metadata>(await http(baseUrl + DISCOVERY_PATH));
 }
 
-export async function registerClient(meta: Metadata): Promise<BenchClient> {
+/** Registers the bench client; `extra` adds metadata (e.g. `id_token_signed_response_alg`). */
+export async function registerClient(
+  meta: Metadata,
+  extra: Record<string, unknown> = {},
+): Promise<BenchClient> {
   const result = await http(meta.registration_endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     // http() sets the content type from `json`; the body is sent exactly as the scenario sends it.
-    json: JSON.parse(REGISTRATION_BODY),
+    json: { ...JSON.parse(REGISTRATION_BODY), ...extra },
   });
   const body = json<{ client_id: string }>(result);
   return { clientId: body.client_id, redirectUri: REDIRECT_URI };

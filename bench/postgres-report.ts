@@ -33,6 +33,7 @@ export const MINIMUM: Record<ScenarioName, Minimum> = {
   registration: ONE,
   code: ONE,
   'code-oidc': ONE,
+  'code-oidc-es256': ONE,
   refresh: ONE,
   userinfo: ONE,
   introspection: ONE,

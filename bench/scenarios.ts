@@ -20,6 +20,7 @@ export const SCENARIO_NAMES = [
   'registration',
   'code',
   'code-oidc',
+  'code-oidc-es256',
   'refresh',
   'userinfo',
   'introspection',
@@ -62,12 +63,13 @@ function needs(fixture: Fixture, ...steps: FixtureStep[]): string | undefined {
   return undefined;
 }
 
-function codeExchange(f: Fixture, pool: 'codes' | 'oidc-codes'): LoadPlan | string {
+function codeExchange(f: Fixture, pool: 'codes' | 'oidc-codes' | 'oidc-es256-codes'): LoadPlan | string {
+  const client = pool === 'oidc-es256-codes' ? f.es256Client : f.client;
   return (
     needs(f, 'registration', 'authorize') ?? {
       kind: 'pool',
       base: { method: 'POST', path: pathOf(f.meta.token_endpoint), headers: FORM },
-      next: fromPool(f.pools[pool], (code) => codeExchangeBody(f.client!, code, f.pkce)),
+      next: fromPool(f.pools[pool], (code) => codeExchangeBody(client!, code, f.pkce)),
     }
   );
 }
@@ -110,6 +112,14 @@ export const SCENARIOS: readonly Scenario[] = [
     title: 'POST token: code + PKCE, with openid (RS256 ID token)',
     pool: 'oidc-codes',
     plan: (f) => codeExchange(f, 'oidc-codes'),
+  },
+  {
+    // The client-side lever on the ID token's cost (docs/performance.md): both servers' clients
+    // registered with id_token_signed_response_alg ES256.
+    name: 'code-oidc-es256',
+    title: 'POST token: code + PKCE, with openid (ES256 ID token)',
+    pool: 'oidc-es256-codes',
+    plan: (f) => codeExchange(f, 'oidc-es256-codes'),
   },
   {
     name: 'refresh',

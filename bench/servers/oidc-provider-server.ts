@@ -1,7 +1,7 @@
 /**
  * The peer: node-oidc-provider 9 configured like schoolauth — dynamic registration, PKCE S256
  * required, opaque access tokens, rotating refresh tokens, introspection, revocation, userinfo,
- * RS256 ID tokens, accounts and every model in SQLite. Interactions complete themselves for the
+ * RS256 ID tokens (ES256 for a client that registers for them), accounts and every model in SQLite. Interactions complete themselves for the
  * bench account (sign-in, then a grant for the requested scopes), so after the first
  * authorization the session cookie makes /auth answer with a code directly, as schoolauth's
  * remembered consent does.
@@ -25,11 +25,19 @@ const findAccountRow = store.db.prepare('SELECT id, email, name, updated_at FROM
 type AccountRow = { id: string; email: string; name: string; updated_at: number };
 
 const signingKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
+// A P-256 key as well: a client registered with id_token_signed_response_alg ES256 gets ES256
+// ID tokens (the code-oidc-es256 scenario); RS256 stays the default.
+const ecKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
 const issuer = `http://127.0.0.1:${port}`;
 
 const provider = new Provider(issuer, {
   adapter: (model: string) => store.adapterFor(model),
-  jwks: { keys: [{ ...signingKey, kid: 'bench-1', alg: 'RS256', use: 'sig' }] },
+  jwks: {
+    keys: [
+      { ...signingKey, kid: 'bench-1', alg: 'RS256', use: 'sig' },
+      { ...ecKey, kid: 'bench-es256', alg: 'ES256', use: 'sig' },
+    ],
+  },
   cookies: { keys: [randomBytes(32).toString('base64url')] },
   scopes: ['openid', 'profile', 'email', 'offline_access'],
   claims: {

@@ -232,8 +232,9 @@ curl -s -w '\\n' -X POST "$BASE_URL${PATHS.token}" \\
 \`\`\`
 
 The answer holds \`access_token\`, \`refresh_token\`, \`expires_in\`, \`scope\` and, with
-\`openid\`, an \`id_token\` (verify it with the keys at \`jwks_uri\`). \`resource\` (RFC 8707)
-binds the token to this API; it is optional.
+\`openid\`, an \`id_token\` (verify it with the keys at \`jwks_uri\`; it is RS256 unless the
+client registered \`"id_token_signed_response_alg"\` \`ES256\` or \`EdDSA\`, which are cheaper to
+sign). \`resource\` (RFC 8707) binds the token to this API; it is optional.
 
 \`\`\`sh
 ACCESS_TOKEN='<ACCESS_TOKEN>'

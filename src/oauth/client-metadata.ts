@@ -2,6 +2,7 @@
  * Client metadata of a dynamic registration (RFC 7591 §2), judged without HTTP: the redirect
  * URI policy, the two client types, and the grant and response types this server supports.
  */
+import { DEFAULT_SIGNING_ALG, isSigningAlg, SIGNING_ALGS, type SigningAlg } from '../crypto/signing-key.js';
 import { OAuthError } from '../errors.js';
 import { isPrivateUseScheme, registrationRedirectUriProblem } from './redirect-uri.js';
 import { parseScope } from './scopes.js';
@@ -45,7 +46,6 @@ export type ExtraMetadata = Partial<
     | 'contacts'
     | 'software_id'
     | 'software_version'
-    | 'id_token_signed_response_alg'
   >
 >;
 
@@ -56,6 +56,8 @@ export interface ClientMetadata {
   readonly authMethod: AuthMethod;
   readonly grantTypes: string[];
   readonly responseTypes: string[];
+  /** Stored in a column of its own and always echoed (RFC 7591 §3.2.1: the registered value). */
+  readonly idTokenAlg: SigningAlg;
   readonly extra: ExtraMetadata;
 }
 
@@ -130,11 +132,6 @@ function extraMetadata(body: RegistrationRequest): ExtraMetadata {
     const parsed = parseScope(body.scope);
     if ('error' in parsed) throw metadataError(`scope: ${parsed.error}`);
   }
-  if (body.id_token_signed_response_alg !== undefined && body.id_token_signed_response_alg !== 'RS256') {
-    throw metadataError(
-      'id_token_signed_response_alg must be "RS256" (the only ID token algorithm) or left out',
-    );
-  }
   const extra: Record<string, unknown> = {};
   for (const key of [
     'scope',
@@ -145,11 +142,23 @@ function extraMetadata(body: RegistrationRequest): ExtraMetadata {
     'contacts',
     'software_id',
     'software_version',
-    'id_token_signed_response_alg',
   ] as const) {
     if (body[key] !== undefined) extra[key] = body[key];
   }
   return extra as ExtraMetadata;
+}
+
+/** The message that refuses an ID-token algorithm this server does not sign with. */
+export const ID_TOKEN_ALG_PROBLEM = `id_token_signed_response_alg must be one of ${SIGNING_ALGS.map((a) => JSON.stringify(a)).join(', ')} or left out (${JSON.stringify(DEFAULT_SIGNING_ALG)}, the default)`;
+
+/**
+ * OIDC Dynamic Registration §2: `id_token_signed_response_alg` defaults to RS256. ES256 and EdDSA
+ * are offered because their signatures cost a fraction of an RSA one (docs/decisions.md).
+ */
+export function idTokenAlg(value: unknown): SigningAlg {
+  if (value === undefined) return DEFAULT_SIGNING_ALG;
+  if (!isSigningAlg(value)) throw metadataError(ID_TOKEN_ALG_PROBLEM);
+  return value;
 }
 
 /** Validates a registration request; throws invalid_redirect_uri / invalid_client_metadata. */
@@ -176,6 +185,7 @@ export function validateRegistration(
     authMethod,
     grantTypes: grantTypes(body.grant_types),
     responseTypes: responseTypes(body.response_types),
+    idTokenAlg: idTokenAlg(body.id_token_signed_response_alg),
     extra: extraMetadata(body),
   };
 }

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { SIGNING_ALG } from '../crypto/signing-key.js';
+import { SIGNING_ALGS } from '../crypto/signing-key.js';
 import { PATHS } from '../paths.js';
 import { SCOPE_NAMES } from './scope-catalogue.js';
 
@@ -61,7 +61,8 @@ export function openidConfiguration(issuer: string, clientIdMetadataDocuments = 
   return {
     ...authorizationServerMetadata(issuer, clientIdMetadataDocuments),
     subject_types_supported: ['public'],
-    id_token_signing_alg_values_supported: [SIGNING_ALG],
+    // OIDC Discovery §3: RS256 must be listed; it is first, and the default (OIDC Core §2).
+    id_token_signing_alg_values_supported: [...SIGNING_ALGS],
     claims_supported: [...CLAIMS_SUPPORTED],
     claims_parameter_supported: false,
     request_parameter_supported: false,

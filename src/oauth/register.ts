@@ -52,7 +52,11 @@ const RegistrationBody = Type.Object(
     contacts: Type.Optional(Type.Array(Text('Contact email', 320), { maxItems: 10 })),
     software_id: Type.Optional(Text('Identifier of the client software', 200)),
     software_version: Type.Optional(Text('Version of the client software', 200)),
-    id_token_signed_response_alg: Type.Optional(Type.String({ description: 'RS256 only' })),
+    id_token_signed_response_alg: Type.Optional(
+      Type.String({
+        description: 'Algorithm of the ID tokens: "RS256" (default), "ES256" (P-256) or "EdDSA" (Ed25519)',
+      }),
+    ),
   },
   { additionalProperties: true, description: 'Client metadata (RFC 7591 §2)' },
 );
@@ -79,7 +83,7 @@ const RegistrationResponse = Type.Object(
     contacts: Type.Optional(Type.Array(Type.String())),
     software_id: Type.Optional(Type.String()),
     software_version: Type.Optional(Type.String()),
-    id_token_signed_response_alg: Type.Optional(Type.String()),
+    id_token_signed_response_alg: Type.String(),
   },
   { description: 'The registered client (RFC 7591 §3.2.1)' },
 );
@@ -136,6 +140,7 @@ function clientRow(id: string, meta: ClientMetadata, secretHash: string | null, 
       ...(meta.clientName !== undefined ? { client_name: meta.clientName } : {}),
       ...meta.extra,
     }),
+    id_token_signed_response_alg: meta.idTokenAlg,
     disabled: 0,
     created_at: now,
     last_used_at: null,
@@ -201,6 +206,7 @@ export async function registerRoutes(
           token_endpoint_auth_method: meta.authMethod,
           grant_types: meta.grantTypes,
           response_types: meta.responseTypes,
+          id_token_signed_response_alg: meta.idTokenAlg,
           ...meta.extra,
         });
     },

@@ -1,7 +1,9 @@
 /**
- * RS256 signing keys (crypto/signing-key.ts), kept in the database so every instance signs with the same key and
- * publishes the same JWKS. A key's state follows from the times stored with it, so every instance
- * switches at the same moment without being told:
+ * ID-token signing keys (crypto/signing-key.ts), kept in the database so every instance signs with
+ * the same key and publishes the same JWKS. Each algorithm (RS256, ES256, EdDSA) has keys of its
+ * own that live through the same states, rotated apart: a client's ID tokens are signed by the
+ * current key of the algorithm it registered. A key's state follows from the times stored with
+ * it, so every instance switches at the same moment without being told:
  *
  *   next      published, not signing yet: verifiers' cached copies of the JWKS catch up first
  *   current   signs ID tokens (and is published)
@@ -11,10 +13,13 @@
 import type { JWK } from 'jose';
 import type { Kysely } from 'kysely';
 import {
+  DEFAULT_SIGNING_ALG,
+  isSigningAlg,
   type KeyMaterial,
   newKeyMaterial,
   openSigningKey,
-  SIGNING_ALG,
+  SIGNING_ALGS,
+  type SigningAlg,
   type SigningKey,
 } from '../crypto/signing-key.js';
 import { withExclusiveLock } from '../ops/instance-lock.js';
@@ -78,7 +83,6 @@ export interface RotationOptions extends KeyStoreOptions {
 function keyRow(material: KeyMaterial, createdAt: number, activatesAt: number): SigningKeyRow {
   return {
     ...material,
-    alg: SIGNING_ALG,
     created_at: createdAt,
     activates_at: activatesAt,
     retired_at: null,
@@ -102,13 +106,18 @@ export interface Rotation {
 }
 
 /**
- * Adds a `next` key that signs after the pre-publication delay; the current key signs until then
- * and stays published until its last ID tokens have expired. Refuses while a rotation is pending.
+ * Adds a `next` key of `alg` that signs after the pre-publication delay; the current key of that
+ * algorithm signs until then and stays published until its last ID tokens have expired. Refuses
+ * while a rotation of that algorithm is pending; the other algorithms' keys are left alone.
  */
-export async function rotateKeys(db: Kysely<Database>, options: RotationOptions): Promise<Rotation> {
+export async function rotateKeys(
+  db: Kysely<Database>,
+  options: RotationOptions,
+  alg: SigningAlg = DEFAULT_SIGNING_ALG,
+): Promise<Rotation> {
   // Key generation is slow: before the clock is read (the delay counts from publication) and
   // outside the transaction.
-  const material = await newKeyMaterial(options.keyEncryptionSecret);
+  const material = await newKeyMaterial(alg, options.keyEncryptionSecret);
   const now = options.now();
   const activatesAt = now + prepublicationDelay(options.jwksMaxAge);
   const previousUntil = activatesAt + options.idTokenTtl + KEY_PROPAGATION_MARGIN;
@@ -116,9 +125,9 @@ export async function rotateKeys(db: Kysely<Database>, options: RotationOptions)
   return inTransaction(db, async (trx) => {
     // The conditional update runs first: it takes the write lock (SQLite) or the current key's row
     // lock (PostgreSQL), so of two rotations at once the second finds nothing current to retire.
-    const retired = await retireCurrentKeys(trx, now, activatesAt, previousUntil);
+    const retired = await retireCurrentKeys(trx, alg, now, activatesAt, previousUntil);
     if (retired === 0) {
-      const pending = await findPendingKey(trx, now);
+      const pending = await findPendingKey(trx, alg, now);
       if (pending) throw new RotationPending(pending);
     }
     await insertKey(trx, key);
@@ -128,6 +137,7 @@ export async function rotateKeys(db: Kysely<Database>, options: RotationOptions)
 
 interface LoadedKey {
   readonly kid: string;
+  readonly alg: SigningAlg;
   readonly activatesAt: number;
   readonly retireUntil: number | null;
   readonly jwk: JWK;
@@ -154,9 +164,10 @@ export class KeyStore {
   ) {}
 
   /**
-   * Loads the keys, creating the first one when the database has none. Reloads run one after
-   * another: one asked for while another runs (a NOTIFY during a periodic reload) reads again,
-   * since the running one may have read before the change.
+   * Loads the keys, creating the first one of each algorithm the database has none of (a new
+   * database, or one from before ES256 and EdDSA). Reloads run one after another: one asked for
+   * while another runs (a NOTIFY during a periodic reload) reads again, since the running one may
+   * have read before the change.
    */
   async reload(): Promise<void> {
     const run = this.queue
@@ -171,8 +182,8 @@ export class KeyStore {
   private async load(): Promise<Snapshot> {
     const now = this.options.now();
     let rows = await listPublishedKeys(this.db, now);
-    if (!rows.some((r) => r.retired_at === null)) {
-      await this.createFirstKey();
+    if (missingAlgs(rows).length > 0) {
+      await this.createFirstKeys();
       rows = await listPublishedKeys(this.db, now);
     }
     // Two instances starting at once may both create a key: the newest signs, both are published.
@@ -186,16 +197,20 @@ export class KeyStore {
 
   private loadKey(row: SigningKeyRow, now: number): LoadedKey {
     const state = keyState(row, now).state;
+    const alg = row.alg;
+    if (!isSigningAlg(alg))
+      throw new Error(`signing key ${row.kid} has an unknown alg ${JSON.stringify(alg)}`);
     let signing: SigningKey | undefined;
     if (state === 'next' || state === 'current') {
       signing = this.opened.get(row.kid);
       if (!signing) {
-        signing = openSigningKey(row.kid, row.private_jwk, this.options.keyEncryptionSecret);
+        signing = openSigningKey(row.kid, alg, row.private_jwk, this.options.keyEncryptionSecret);
         this.opened.set(row.kid, signing);
       }
     }
     return {
       kid: row.kid,
+      alg,
       activatesAt: row.activates_at,
       retireUntil: row.retire_until,
       jwk: JSON.parse(row.public_jwk) as JWK,
@@ -204,17 +219,20 @@ export class KeyStore {
   }
 
   /**
-   * The first signing key, created by exactly one of several instances starting at once on one
-   * database: under a lock, and only if none has appeared meanwhile.
+   * The first signing key of each algorithm that has none, created by exactly one of several
+   * instances starting at once on one database: under a lock, and only if none has appeared
+   * meanwhile.
    */
-  private async createFirstKey(): Promise<void> {
+  private async createFirstKeys(): Promise<void> {
     await withExclusiveLock(this.db, 'first-signing-key', async (db) => {
-      const rows = await listPublishedKeys(db, this.options.now());
-      if (rows.some((r) => r.retired_at === null)) return;
-      // The first key signs at once: no verifier can have cached a JWKS without it.
-      const material = await newKeyMaterial(this.options.keyEncryptionSecret);
+      const missing = missingAlgs(await listPublishedKeys(db, this.options.now()));
+      // A first key signs at once: no client can have been issued an ID token of an algorithm
+      // that had no key, so no verifier holds a cached JWKS that lacks it and matters.
+      const materials = await Promise.all(
+        missing.map((alg) => newKeyMaterial(alg, this.options.keyEncryptionSecret)),
+      );
       const at = this.options.now();
-      await insertKey(db, keyRow(material, at, at));
+      for (const material of materials) await insertKey(db, keyRow(material, at, at));
     });
   }
 
@@ -223,10 +241,13 @@ export class KeyStore {
     return this.snapshot;
   }
 
-  /** The key that signs now: the latest whose activation time has come (decided by the clock, not a reload). */
-  signingKey(): SigningKey {
+  /**
+   * The key of `alg` that signs now: the latest whose activation time has come (decided by the
+   * clock, not a reload).
+   */
+  signingKey(alg: SigningAlg = DEFAULT_SIGNING_ALG): SigningKey {
     const now = this.options.now();
-    const keys = this.current().keys;
+    const keys = this.current().keys.filter((k) => k.alg === alg);
     const active = keys.find((k) => k.signing && k.activatesAt <= now) ?? keys.findLast((k) => k.signing);
     return active!.signing!;
   }
@@ -246,6 +267,11 @@ export class KeyStore {
     if (now >= snapshot.jwks.validUntil) snapshot.jwks = buildJwks(snapshot.keys, now);
     return snapshot.jwks;
   }
+}
+
+/** The algorithms without a key that signs now or later (a `next` or `current` one). */
+function missingAlgs(rows: readonly SigningKeyRow[]): SigningAlg[] {
+  return SIGNING_ALGS.filter((alg) => !rows.some((r) => r.alg === alg && r.retired_at === null));
 }
 
 function buildJwks(keys: readonly LoadedKey[], now: number): Snapshot['jwks'] {

@@ -54,6 +54,7 @@ export async function saveMetadataClient(db: Kysely<Database>, client: Client): 
           application_type: client.application_type,
           redirect_uris: client.redirect_uris,
           metadata: client.metadata,
+          id_token_signed_response_alg: client.id_token_signed_response_alg,
         })
         .where('clients.kind', '=', 'metadata_document'),
     )

@@ -5,6 +5,7 @@
  * then its SHA-256: `hashSecret` in crypto/tokens.ts) or an argon2id hash (passwords).
  */
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { SigningAlg } from '../crypto/signing-key.js';
 import type { ApiDatabase } from './api-schema.js';
 
 export interface SchoolsTable {
@@ -78,6 +79,8 @@ export interface ClientsTable {
   response_types: string;
   /** JSON object of any other registered metadata echoed back (RFC 7591 §3.2.1). */
   metadata: string;
+  /** The algorithm its ID tokens are signed with (migration 0120; RS256 unless it asked otherwise). */
+  id_token_signed_response_alg: SigningAlg;
   disabled: number;
   created_at: number;
   last_used_at: number | null;

@@ -26,11 +26,12 @@ export async function insertKey(db: Kysely<Database>, row: SigningKeyRow): Promi
 }
 
 /**
- * Schedules the end of every key signing now (`activates_at` passed, no end set): it signs until
- * `retiredAt` and stays published until `retireUntil`. Answers how many keys it changed.
+ * Schedules the end of every key of `alg` signing now (`activates_at` passed, no end set): it
+ * signs until `retiredAt` and stays published until `retireUntil`. Answers how many keys it changed.
  */
 export async function retireCurrentKeys(
   db: Kysely<Database>,
+  alg: string,
   now: number,
   retiredAt: number,
   retireUntil: number,
@@ -38,17 +39,23 @@ export async function retireCurrentKeys(
   const result = await db
     .updateTable('signing_keys')
     .set({ retired_at: retiredAt, retire_until: retireUntil })
+    .where('alg', '=', alg)
     .where('retired_at', 'is', null)
     .where('activates_at', '<=', now)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
-/** A key published but not signing yet (`next`), if any. */
-export function findPendingKey(db: Kysely<Database>, now: number): Promise<SigningKeyRow | undefined> {
+/** A key of `alg` published but not signing yet (`next`), if any. */
+export function findPendingKey(
+  db: Kysely<Database>,
+  alg: string,
+  now: number,
+): Promise<SigningKeyRow | undefined> {
   return db
     .selectFrom('signing_keys')
     .selectAll()
+    .where('alg', '=', alg)
     .where('activates_at', '>', now)
     .orderBy('activates_at')
     .executeTakeFirst();

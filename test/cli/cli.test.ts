@@ -285,13 +285,19 @@ for (const dialect of DIALECTS) {
       assert.match(command.stdout, /--kind KIND\s+only events of this kind \(one of: signin\.success, /);
     });
 
-    it('keys rotate tells when the new key signs and how long the old one stays published; keys list shows each state', async () => {
+    it('keys rotate tells when the new key of each algorithm signs and how long the old one stays published; keys list shows each state', async () => {
       const rotate = await cli(url, ['keys', 'rotate']);
       assert.equal(rotate.code, 0, rotate.stderr);
-      assert.match(
-        rotate.stdout,
-        /^new signing key \S+: published now \(every running instance serves it within 5 s\)$/m,
-      );
+      for (const alg of ['RS256', 'ES256', 'EdDSA']) {
+        assert.match(
+          rotate.stdout,
+          new RegExp(
+            `^new signing key \\S+: ${alg}, published now \\(every running instance serves it within 5 s\\)$`,
+            'm',
+          ),
+        );
+        assert.match(rotate.stdout, new RegExp(`^the current ${alg} key signs until then`, 'm'));
+      }
       assert.match(
         rotate.stdout,
         /^it signs ID tokens from \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(in 70 s\), once JWKS copies cached for up to 60 s have expired$/m,
@@ -303,14 +309,19 @@ for (const dialect of DIALECTS) {
       assert.doesNotMatch(rotate.stdout, /within seconds/);
       const list = await cli(url, ['keys', 'list']);
       assert.match(list.stdout, /^kid\s+alg\s+state\s+changes\s+created$/m);
-      assert.match(list.stdout, /RS256\s+next\s+current at \S+ \(in \d+ s\)/);
-      assert.match(list.stdout, /RS256\s+current\s+previous at \S+ \(in \d+ s\)/);
-      const again = await cli(url, ['keys', 'rotate']);
+      for (const alg of ['RS256', 'ES256', 'EdDSA']) {
+        assert.match(list.stdout, new RegExp(`${alg}\\s+next\\s+current at \\S+ \\(in \\d+ s\\)`));
+        assert.match(list.stdout, new RegExp(`${alg}\\s+current\\s+previous at \\S+ \\(in \\d+ s\\)`));
+      }
+      const again = await cli(url, ['keys', 'rotate', '--alg', 'ES256']);
       assert.equal(again.code, 1);
       assert.match(
         again.stderr,
-        /^schoolauth: signing key \S+ already waits to sign from \S+ \(in \d+ s\); rotate again after that\n$/,
+        /^schoolauth: signing key \S+ \(ES256\) already waits to sign from \S+ \(in \d+ s\); rotate it again after that\n$/,
       );
+      const bogus = await cli(url, ['keys', 'rotate', '--alg', 'HS256']);
+      assert.equal(bogus.code, 2);
+      assert.match(bogus.stderr, /--alg must be one of RS256, ES256, EdDSA, not "HS256"/);
     });
 
     it('keys list shows the replaced key as previous until its last ID tokens expire, then retired', async () => {

@@ -85,6 +85,7 @@ export async function insertTestClient(
     grant_types: JSON.stringify(['authorization_code', 'refresh_token']),
     response_types: JSON.stringify(['code']),
     metadata: '{}',
+    id_token_signed_response_alg: 'RS256',
     disabled: options.disabled ? 1 : 0,
     created_at: options.now ?? Math.floor(Date.now() / 1000),
     last_used_at: null,

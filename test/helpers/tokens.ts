@@ -35,6 +35,7 @@ async function ensureClient(t: TestApp): Promise<void> {
     grant_types: JSON.stringify(['authorization_code', 'refresh_token']),
     response_types: JSON.stringify(['code']),
     metadata: '{}',
+    id_token_signed_response_alg: 'RS256',
     disabled: 0,
     created_at: t.clock.now(),
     last_used_at: null,

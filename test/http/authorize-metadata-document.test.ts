@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { setMetadataRule } from '../../src/storage/client-metadata-rules.repository.js';
 import { claudeLike, vscodeLike, webTypedLike } from '../helpers/agent-documents.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
@@ -266,6 +267,33 @@ for (const dialect of DIALECTS) {
         .executeTakeFirstOrThrow();
       assert.equal(row.name, 'Claude Code 2');
       assert.deepEqual(JSON.parse(row.redirect_uris), ['http://127.0.0.1/v2']);
+    });
+
+    it('a document naming id_token_signed_response_alg EdDSA gets EdDSA ID tokens, verified against the JWKS; a change to ES256 follows', async () => {
+      const path = '/eddsa.json';
+      const url = publish(path, (id) => ({ ...claudeLike(id), id_token_signed_response_alg: 'EdDSA' }), {
+        'cache-control': 'max-age=300',
+      });
+      const jwks = createRemoteJWKSet(new URL(`${t.url}/.well-known/jwks.json`));
+      const idTokenVia = async (redirectUri: string) => {
+        const { pkce, params } = authorize(url, redirectUri, { nonce: 'n-doc' });
+        const redirect = await allow(params);
+        const res = await exchange(url, redirect.searchParams.get('code')!, redirectUri, pkce.verifier);
+        assert.equal(res.statusCode, 200, res.body);
+        return res.json().id_token as string;
+      };
+      const first = await idTokenVia('http://127.0.0.1:40006/callback');
+      const verified = await jwtVerify(first, jwks, {
+        algorithms: ['EdDSA'],
+        issuer: t.url,
+        audience: url,
+        currentDate: new Date(t.clock.now() * 1000),
+      });
+      assert.equal(verified.protectedHeader.kid, t.ctx.keys.signingKey('EdDSA').kid);
+      docs.route(path, json({ ...claudeLike(url), id_token_signed_response_alg: 'ES256' }));
+      t.clock.advance(301);
+      const second = await idTokenVia('http://127.0.0.1:40006/callback');
+      assert.equal(decodeProtectedHeader(second).alg, 'ES256');
     });
 
     it('Connected apps shows the document host and the hosts the app returns to', async () => {

@@ -327,6 +327,7 @@ for (const dialect of DIALECTS) {
         grant_types: '[]',
         response_types: '[]',
         metadata: '{}',
+        id_token_signed_response_alg: 'RS256',
         disabled: 1,
         created_at: t.ctx.now(),
         last_used_at: null,

@@ -63,7 +63,8 @@ for (const dialect of DIALECTS) {
       for (const [key, value] of Object.entries(as))
         assert.deepEqual(oidc[key], value, `openid-configuration ${key}`);
       assert.deepEqual(oidc.subject_types_supported, ['public']);
-      assert.deepEqual(oidc.id_token_signing_alg_values_supported, ['RS256']);
+      // OIDC Discovery §3: RS256 must be listed; it is first, the default.
+      assert.deepEqual(oidc.id_token_signing_alg_values_supported, ['RS256', 'ES256', 'EdDSA']);
       assert.ok(Array.isArray(oidc.claims_supported) && oidc.claims_supported.includes('sub'));
       assert.equal(oidc.request_uri_parameter_supported, false);
     });
@@ -92,13 +93,16 @@ for (const dialect of DIALECTS) {
       assert.equal((await get('/.well-known/oauth-protected-resource')).resource, issuer);
     });
 
-    it('JWKS serves RS256 public keys only', async () => {
+    it('JWKS serves the public signing key of each algorithm (RS256, ES256 P-256, EdDSA Ed25519) and no private part', async () => {
       const jwks = (await get('/.well-known/jwks.json')) as { keys: Array<Record<string, unknown>> };
-      assert.ok(jwks.keys.length >= 1);
+      const shapes = jwks.keys.map((k) => [k.alg, k.kty, k.crv ?? null, k.use]);
+      assert.deepEqual(shapes.sort(), [
+        ['ES256', 'EC', 'P-256', 'sig'],
+        ['EdDSA', 'OKP', 'Ed25519', 'sig'],
+        ['RS256', 'RSA', null, 'sig'],
+      ]);
       for (const key of jwks.keys) {
-        assert.equal(key.kty, 'RSA');
-        assert.equal(key.alg, 'RS256');
-        assert.equal(key.use, 'sig');
+        assert.equal(typeof key.kid, 'string');
         for (const privatePart of ['d', 'p', 'q', 'dp', 'dq', 'qi'])
           assert.equal(key[privatePart], undefined);
       }

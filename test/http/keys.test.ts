@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from 'jose';
 import { type Kysely, Migrator } from 'kysely';
+import { newKeyMaterial, SIGNING_ALGS } from '../../src/crypto/signing-key.js';
 import {
   KEY_PROPAGATION_MARGIN,
   KEY_RELOAD_INTERVAL,
@@ -24,8 +25,9 @@ import type { Account } from '../../src/storage/schema.js';
 import { createTestApp, DIALECTS, dropSchema, newSchemaName, PG_URL, type TestApp } from '../helpers/app.js';
 import { createPerson, type RegisteredClient, register, tokensFor } from '../helpers/oauth.js';
 
-for (const dialect of DIALECTS) {
-  describe(`signing key rotation [${dialect}]`, () => {
+// Each algorithm's keys rotate on their own, with the same pre-publication (crypto/signing-key.ts).
+for (const [dialect, alg] of DIALECTS.flatMap((d) => SIGNING_ALGS.map((a) => [d, a] as const))) {
+  describe(`signing key rotation, ${alg} [${dialect}]`, () => {
     let t: TestApp;
     let client: RegisteredClient;
     let person: Account;
@@ -33,7 +35,7 @@ for (const dialect of DIALECTS) {
       t = await createTestApp(dialect);
       // Seconds count here: only the test moves the clock.
       t.clock.freeze();
-      client = await register(t);
+      client = await register(t, { id_token_signed_response_alg: alg });
       person = await createPerson(t);
     });
     after(() => t.close());
@@ -48,7 +50,7 @@ for (const dialect of DIALECTS) {
       const res = await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' });
       return { set: res.json() as JSONWebKeySet, cacheControl: res.headers['cache-control'] };
     };
-    const kids = async () => (await jwks()).set.keys.map((k) => k.kid!);
+    const kids = async () => (await jwks()).set.keys.filter((k) => k.alg === alg).map((k) => k.kid!);
     const idToken = async () => (await tokensFor(t, client, person, { scopes: ['openid'] })).id_token!;
 
     it('serves JWKS with max-age JWKS_MAX_AGE (60 s by default)', async () => {
@@ -61,7 +63,8 @@ for (const dialect of DIALECTS) {
       const firstSeen = new Map<string, number>([[initial, Number.NEGATIVE_INFINITY]]);
       const cachedAt = new Map<string, JSONWebKeySet>();
       const rotatedAt = t.clock.now();
-      const { key } = await rotateKeys(t.ctx.db, options());
+      const { key } = await rotateKeys(t.ctx.db, options(), alg);
+      assert.equal(key.alg, alg);
       const learnsAt = KEY_RELOAD_INTERVAL + KEY_RELOAD_SLACK;
       assert.equal(key.activates_at, rotatedAt + t.config.jwksMaxAge + learnsAt);
       const signedWith: string[] = [];
@@ -78,7 +81,8 @@ for (const dialect of DIALECTS) {
           }
         }
         const token = await idToken();
-        const { kid } = decodeProtectedHeader(token);
+        const { kid, alg: signedAlg } = decodeProtectedHeader(token);
+        assert.equal(signedAlg, alg);
         assert.ok(firstSeen.has(kid!), `${kid} signed before it was ever published`);
         assert.ok(
           now - firstSeen.get(kid!)! >= t.config.jwksMaxAge,
@@ -102,7 +106,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('the previous key leaves JWKS once every ID token it signed has expired, without a reload', async () => {
-      const keys = await t.ctx.db.selectFrom('signing_keys').selectAll().execute();
+      const keys = await t.ctx.db.selectFrom('signing_keys').selectAll().where('alg', '=', alg).execute();
       const previous = keys.find((k) => k.retire_until !== null)!;
       const current = keys.find((k) => k.retire_until === null)!;
       assert.equal(
@@ -117,10 +121,10 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await kids(), [current.kid]);
     });
 
-    it('a second rotation while one is pending is refused and changes nothing', async () => {
-      const { key } = await rotateKeys(t.ctx.db, options());
+    it('a second rotation while one is pending is refused and changes nothing; other algorithms rotate on their own', async () => {
+      const { key } = await rotateKeys(t.ctx.db, options(), alg);
       const before = await t.ctx.db.selectFrom('signing_keys').selectAll().orderBy('kid').execute();
-      await assert.rejects(rotateKeys(t.ctx.db, options()), (error: unknown) => {
+      await assert.rejects(rotateKeys(t.ctx.db, options(), alg), (error: unknown) => {
         assert.ok(error instanceof RotationPending);
         assert.equal(error.pending.kid, key.kid);
         return true;
@@ -129,11 +133,14 @@ for (const dialect of DIALECTS) {
         await t.ctx.db.selectFrom('signing_keys').selectAll().orderBy('kid').execute(),
         before,
       );
+      const other = SIGNING_ALGS.find((a) => a !== alg)!;
+      const { key: otherKey } = await rotateKeys(t.ctx.db, options(), other);
+      assert.equal(otherKey.alg, other);
       // Two rotations at once: exactly one wins.
       t.clock.advance(prepublicationDelay(t.config.jwksMaxAge));
       const outcomes = await Promise.allSettled([
-        rotateKeys(t.ctx.db, options()),
-        rotateKeys(t.ctx.db, options()),
+        rotateKeys(t.ctx.db, options(), alg),
+        rotateKeys(t.ctx.db, options(), alg),
       ]);
       assert.deepEqual(outcomes.map((o) => o.status).sort(), ['fulfilled', 'rejected']);
       t.clock.advance(prepublicationDelay(t.config.jwksMaxAge));
@@ -141,14 +148,14 @@ for (const dialect of DIALECTS) {
 
     it('instances that loaded the same keys switch at the same moment, without a notification', async () => {
       const other = new KeyStore(t.ctx.db, { ...options() });
-      const { key } = await rotateKeys(t.ctx.db, options());
+      const { key } = await rotateKeys(t.ctx.db, options(), alg);
       await Promise.all([t.ctx.keys.reload(), other.reload()]);
       t.clock.advance(key.activates_at - t.clock.now() - 1);
-      assert.notEqual(t.ctx.keys.signingKey().kid, key.kid);
-      assert.notEqual(other.signingKey().kid, key.kid);
+      assert.notEqual(t.ctx.keys.signingKey(alg).kid, key.kid);
+      assert.notEqual(other.signingKey(alg).kid, key.kid);
       t.clock.advance(1);
-      assert.equal(t.ctx.keys.signingKey().kid, key.kid);
-      assert.equal(other.signingKey().kid, key.kid);
+      assert.equal(t.ctx.keys.signingKey(alg).kid, key.kid);
+      assert.equal(other.signingKey(alg).kid, key.kid);
       assert.deepEqual(other.publishedKids(), t.ctx.keys.publishedKids());
     });
 
@@ -160,13 +167,13 @@ for (const dialect of DIALECTS) {
     it('keys stored with KEY_ENCRYPTION_SECRET are encrypted at rest and still load', async () => {
       t.clock.advance(prepublicationDelay(t.config.jwksMaxAge));
       const secret = 'x'.repeat(40);
-      const { key } = await rotateKeys(t.ctx.db, { ...options(), keyEncryptionSecret: secret });
+      const { key } = await rotateKeys(t.ctx.db, { ...options(), keyEncryptionSecret: secret }, alg);
       assert.ok(key.private_jwk.startsWith('enc:v1:'));
       assert.ok(!key.private_jwk.includes('"d"'));
       const store = new KeyStore(t.ctx.db, { ...options(), keyEncryptionSecret: secret });
       await store.reload();
       t.clock.advance(prepublicationDelay(t.config.jwksMaxAge));
-      assert.equal(store.signingKey().kid, key.kid);
+      assert.equal(store.signingKey(alg).kid, key.kid);
     });
   });
 }
@@ -211,6 +218,73 @@ for (const dialect of DIALECTS) {
         const row = await storage.db.selectFrom('signing_keys').selectAll().executeTakeFirstOrThrow();
         assert.equal(row.activates_at, 1000);
         assert.equal(keyState(row, 2000).state, 'current');
+      } finally {
+        await storage.close();
+        if (schema) await dropSchema(schema);
+      }
+    });
+  });
+}
+
+for (const dialect of DIALECTS) {
+  describe(`migration 0120-id-token-algorithms [${dialect}]`, () => {
+    it('a database from before ES256 and EdDSA keeps its RS256 key and clients, and gains a key of each new algorithm at start', async () => {
+      const schema = dialect === 'postgres' ? newSchemaName() : undefined;
+      const storage = await openStorage(dialect === 'postgres' ? PG_URL! : 'sqlite::memory:', { schema });
+      try {
+        const migrator = new Migrator({
+          db: storage.db,
+          provider: { getMigrations: async () => migrations },
+          ...(schema ? { migrationTableSchema: schema } : {}),
+        });
+        assert.equal((await migrator.migrateTo('0110-signing-key-activation')).error, undefined);
+        const old = await newKeyMaterial('RS256', undefined);
+        // biome-ignore lint/suspicious/noExplicitAny: the tables as they were before 0120
+        const before = storage.db as Kysely<any>;
+        await before
+          .insertInto('signing_keys')
+          .values({ ...old, created_at: 1000, activates_at: 1000, retired_at: null, retire_until: null })
+          .execute();
+        await before
+          .insertInto('clients')
+          .values({
+            id: 'dyn_old',
+            kind: 'dynamic',
+            name: 'Old CLI',
+            application_type: 'native',
+            redirect_uris: '["http://127.0.0.1:8080/cb"]',
+            token_endpoint_auth_method: 'none',
+            secret_hash: null,
+            grant_types: '["authorization_code"]',
+            response_types: '["code"]',
+            metadata: '{}',
+            disabled: 0,
+            created_at: 1000,
+            last_used_at: null,
+          })
+          .execute();
+        await migrateToLatest(storage.db, schema);
+        const client = await storage.db
+          .selectFrom('clients')
+          .selectAll()
+          .where('id', '=', 'dyn_old')
+          .executeTakeFirstOrThrow();
+        assert.equal(client.id_token_signed_response_alg, 'RS256');
+
+        const store = new KeyStore(storage.db, {
+          idTokenTtl: 3600,
+          keyEncryptionSecret: undefined,
+          now: () => 2000,
+        });
+        await store.reload();
+        const rows = await storage.db.selectFrom('signing_keys').selectAll().orderBy('alg').execute();
+        assert.deepEqual(
+          rows.map((r) => r.alg),
+          ['ES256', 'EdDSA', 'RS256'],
+        );
+        assert.equal(store.signingKey('RS256').kid, old.kid, 'the RS256 key keeps signing');
+        for (const row of rows) assert.equal(keyState(row, 2000).state, 'current');
+        assert.deepEqual([...store.publishedKids()].sort(), rows.map((r) => r.kid).sort());
       } finally {
         await storage.close();
         if (schema) await dropSchema(schema);

@@ -43,6 +43,7 @@ for (const dialect of DIALECTS) {
           token_endpoint_auth_method: 'none',
           grant_types: ['authorization_code', 'refresh_token'],
           response_types: ['code'],
+          id_token_signed_response_alg: 'RS256',
         },
       );
       const row = await findClient(t.ctx.db, body.client_id);
@@ -262,6 +263,19 @@ for (const dialect of DIALECTS) {
         'an HS256 id token alg',
         { redirect_uris: [LOOPBACK], id_token_signed_response_alg: 'HS256' },
         'invalid_client_metadata',
+        /one of "RS256", "ES256", "EdDSA"/,
+      ],
+      [
+        'an unsigned ("none") id token alg',
+        { redirect_uris: [LOOPBACK], id_token_signed_response_alg: 'none' },
+        'invalid_client_metadata',
+        /one of "RS256", "ES256", "EdDSA"/,
+      ],
+      [
+        'an ES384 id token alg',
+        { redirect_uris: [LOOPBACK], id_token_signed_response_alg: 'ES384' },
+        'invalid_client_metadata',
+        /one of "RS256", "ES256", "EdDSA"/,
       ],
       ['a JSON array body', [LOOPBACK], 'invalid_client_metadata'],
       ['a body that is not JSON', '{"redirect_uris": [', 'invalid_client_metadata', /application\/json/],

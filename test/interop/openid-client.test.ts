@@ -102,5 +102,50 @@ for (const dialect of DIALECTS) {
         );
       });
     }
+
+    // openid-client checks the ID token's alg against the client's id_token_signed_response_alg
+    // (RS256 when unset) and verifies the signature against the server's JWKS.
+    for (const alg of ['ES256', 'EdDSA'] as const) {
+      it(`a client registered with id_token_signed_response_alg ${alg} gets ID tokens the library verifies`, async () => {
+        const config = await oidc.dynamicClientRegistration(
+          new URL(t.url),
+          {
+            client_name: `openid-client ${alg}`,
+            redirect_uris: [REDIRECT_URI],
+            token_endpoint_auth_method: 'none',
+            id_token_signed_response_alg: alg,
+          },
+          undefined,
+          { execute: [oidc.allowInsecureRequests, oidc.enableNonRepudiationChecks] },
+        );
+        assert.equal(config.clientMetadata().id_token_signed_response_alg, alg);
+        const verifier = oidc.randomPKCECodeVerifier();
+        const nonce = oidc.randomNonce();
+        const authorizationUrl = oidc.buildAuthorizationUrl(config, {
+          redirect_uri: REDIRECT_URI,
+          scope: 'openid',
+          code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+          code_challenge_method: 'S256',
+          nonce,
+        });
+        const callback = await authorizeViaPages({
+          baseUrl: t.url,
+          params: Object.fromEntries(authorizationUrl.searchParams),
+          email: person.email,
+          password: person.password,
+          decision: 'allow',
+        });
+        const tokens = await oidc.authorizationCodeGrant(config, callback, {
+          pkceCodeVerifier: verifier,
+          expectedNonce: nonce,
+          idTokenExpected: true,
+        });
+        assert.equal(tokens.claims()?.sub, person.account.id);
+        const [header] = tokens.id_token!.split('.');
+        assert.equal(JSON.parse(Buffer.from(header!, 'base64url').toString()).alg, alg);
+        const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+        assert.equal(refreshed.claims()?.sub, person.account.id);
+      });
+    }
   });
 }

@@ -10,7 +10,7 @@ import { dropSchema, newSchemaName, PG_URL } from '../helpers/app.js';
 import { startServer } from '../helpers/server-process.js';
 
 describe('first start on PostgreSQL', { skip: PG_URL ? false : 'PostgreSQL not available' }, () => {
-  it('three instances started together on a new schema all come up, with one demo school and owner and one signing key', async () => {
+  it('three instances started together on a new schema all come up, with one demo school and owner and one signing key of each algorithm', async () => {
     const schema = newSchemaName();
     const databaseUrl = `${PG_URL}${PG_URL!.includes('?') ? '&' : '?'}schema=${schema}`;
     const env = { DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '2', SEED_DEMO: 'on' };
@@ -32,18 +32,26 @@ describe('first start on PostgreSQL', { skip: PG_URL ? false : 'PostgreSQL not a
         schools.map((s) => s.slug),
         ['demo'],
       );
-      const keys = await storage.db.selectFrom('signing_keys').select(['kid', 'retired_at']).execute();
-      assert.equal(keys.length, 1, 'one signing key, created once');
+      const keys = await storage.db
+        .selectFrom('signing_keys')
+        .select(['kid', 'alg', 'retired_at'])
+        .orderBy('kid')
+        .execute();
+      assert.deepEqual(
+        keys.map((k) => k.alg).sort(),
+        ['ES256', 'EdDSA', 'RS256'],
+        'one signing key of each algorithm, created once',
+      );
       const printed = servers.filter((s) => s.output().includes('Demo school seeded'));
       assert.equal(printed.length, 1, 'one instance seeded the demo and printed its password');
-      // Every instance signs with, and publishes, that one key.
+      // Every instance signs with, and publishes, those keys.
       for (const server of servers) {
         const jwks = (await (await fetch(`${server.url}/.well-known/jwks.json`)).json()) as {
           keys: { kid: string }[];
         };
         assert.deepEqual(
-          jwks.keys.map((k) => k.kid),
-          [keys[0]!.kid],
+          jwks.keys.map((k) => k.kid).sort(),
+          keys.map((k) => k.kid),
         );
       }
     } finally {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hashSecret } from '../../src/crypto/tokens.js';
-import type { Storage } from '../../src/storage/connect.js';
+import { openStorage, type Storage } from '../../src/storage/connect.js';
 import { DIALECTS } from '../helpers/app.js';
 import { type CliDatabase, cli, cliDatabase } from '../helpers/cli.js';
 import { addAccount, addGrant, addToken } from './fixtures.js';
@@ -122,6 +122,49 @@ for (const dialect of DIALECTS) {
       const clientId = /client_id: (\S+)/.exec(ok.stdout)?.[1] ?? '';
       const list = await cli(url, ['client', 'list']);
       assert.match(list.stdout, new RegExp(`${clientId}\\s+${name}\\s+integration`));
+    });
+
+    it('client create --id-token-alg stores the algorithm of its ID tokens (RS256 when left out); another is refused', async () => {
+      const alg = async (...more: string[]) => {
+        const r = await cli(url, [
+          'client',
+          'create',
+          '--name',
+          'Signer',
+          '--redirect-uri',
+          'https://s.example/cb',
+          ...more,
+        ]);
+        assert.equal(r.code, 0, r.stderr);
+        const id = /client_id: (\S+)/.exec(r.stdout)?.[1] ?? '';
+        // A connection of its own: the test's SQLite connection may still read an older snapshot.
+        const fresh = await openStorage(url);
+        try {
+          const row = await fresh.db
+            .selectFrom('clients')
+            .selectAll()
+            .where('id', '=', id)
+            .executeTakeFirstOrThrow();
+          return row.id_token_signed_response_alg;
+        } finally {
+          await fresh.close();
+        }
+      };
+      assert.equal(await alg(), 'RS256');
+      assert.equal(await alg('--id-token-alg', 'ES256'), 'ES256');
+      assert.equal(await alg('--id-token-alg', 'EdDSA'), 'EdDSA');
+      const bad = await cli(url, [
+        'client',
+        'create',
+        '--name',
+        'X',
+        '--redirect-uri',
+        'https://s.example/cb',
+        '--id-token-alg',
+        'HS256',
+      ]);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /--id-token-alg must be one of RS256, ES256, EdDSA, not "HS256"/);
     });
 
     it('client disable revokes its grants and tokens and is audited', async () => {

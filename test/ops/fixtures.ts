@@ -44,6 +44,7 @@ export async function addClient(
       grant_types: '["authorization_code","refresh_token"]',
       response_types: '["code"]',
       metadata: '{}',
+      id_token_signed_response_alg: 'RS256',
       disabled: 0,
       created_at: createdAt,
       last_used_at: lastUsedAt,

@@ -163,8 +163,17 @@ describe('metadata documents (draft §4, §4.1)', () => {
         redirectUris: ['http://127.0.0.1/callback'],
         applicationType: 'native',
         clientUri: 'https://agent.example.com',
+        idTokenAlg: 'RS256',
       },
     });
+  });
+
+  it('keeps the id_token_signed_response_alg a document names (ES256, EdDSA)', () => {
+    for (const alg of ['ES256', 'EdDSA', 'RS256']) {
+      const result = validateDocument(doc({ id_token_signed_response_alg: alg }), URL_);
+      assert.ok('document' in result);
+      assert.equal(result.document.idTokenAlg, alg);
+    }
   });
 
   const REFUSED: ReadonlyArray<[string, Buffer, RegExp]> = [
@@ -182,6 +191,11 @@ describe('metadata documents (draft §4, §4.1)', () => {
       /not the URL it was fetched from/,
     ],
     ['no client_id', doc({ client_id: undefined }), /no "client_id"/],
+    [
+      'an HS256 id_token_signed_response_alg',
+      doc({ id_token_signed_response_alg: 'HS256' }),
+      /declares id_token_signed_response_alg "HS256"; this server signs ID tokens with "RS256", "ES256", "EdDSA" only/,
+    ],
     ['no client_name', doc({ client_name: undefined }), /no "client_name"/],
     ['an empty client_name', doc({ client_name: '  ' }), /"client_name" that is not a non-empty string/],
     ['a control character in client_name', doc({ client_name: 'A\u0007' }), /"client_name" contains U\+0007/],

@@ -3,6 +3,7 @@
  * creates a client with fixed HTTPS callbacks; its secret is printed once and stored hashed.
  */
 import { recordAudit } from '../../audit/audit.js';
+import { DEFAULT_SIGNING_ALG, SIGNING_ALGS, type SigningAlg } from '../../crypto/signing-key.js';
 import { mintSecret, randomId } from '../../crypto/tokens.js';
 import { displayTextProblem } from '../../display-text.js';
 import { disableClient, listClients } from '../../storage/client-admin.repository.js';
@@ -30,6 +31,11 @@ export const clientCreate = defineCommand({
       type: 'boolean',
       description: 'issue a client secret (used with client_secret_basic or client_secret_post)',
     },
+    'id-token-alg': {
+      type: 'string',
+      choices: [...SIGNING_ALGS],
+      description: `algorithm of its ID tokens (id_token_signed_response_alg; default ${DEFAULT_SIGNING_ALG})`,
+    },
   },
   async run(ctx, args, io) {
     const uris = args['redirect-uri'] ?? [];
@@ -56,6 +62,7 @@ export const clientCreate = defineCommand({
       grant_types: JSON.stringify(['authorization_code', 'refresh_token']),
       response_types: JSON.stringify(['code']),
       metadata: '{}',
+      id_token_signed_response_alg: (args['id-token-alg'] as SigningAlg | undefined) ?? DEFAULT_SIGNING_ALG,
       disabled: 0,
       created_at: now,
       last_used_at: null,

@@ -29,6 +29,7 @@ function clientRow(document: MetadataDocument, previous: Client | undefined, now
     grant_types: JSON.stringify(['authorization_code', 'refresh_token']),
     response_types: JSON.stringify(['code']),
     metadata: JSON.stringify(document.clientUri ? { client_uri: document.clientUri } : {}),
+    id_token_signed_response_alg: document.idTokenAlg,
     disabled: previous?.disabled ?? 0,
     created_at: previous?.created_at ?? now,
     last_used_at: previous?.last_used_at ?? null,
@@ -41,7 +42,8 @@ const unchanged = (a: Client | undefined, b: Client): boolean =>
   a.name === b.name &&
   a.application_type === b.application_type &&
   a.redirect_uris === b.redirect_uris &&
-  a.metadata === b.metadata;
+  a.metadata === b.metadata &&
+  a.id_token_signed_response_alg === b.id_token_signed_response_alg;
 
 /** The app as the document describes it, or the page that says why it cannot be used. */
 export async function metadataTarget(

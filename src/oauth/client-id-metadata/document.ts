@@ -4,6 +4,12 @@
  * they cannot. The clients this server accepts this way are public (`none`, SPEC §5a).
  */
 
+import {
+  DEFAULT_SIGNING_ALG,
+  isSigningAlg,
+  SIGNING_ALGS,
+  type SigningAlg,
+} from '../../crypto/signing-key.js';
 import { displayTextProblem } from '../../display-text.js';
 
 /** Draft §8.7: the recommended maximum size to read. */
@@ -21,6 +27,8 @@ export interface MetadataDocument {
   /** As the document says (informative: it never changes which redirect URIs are usable). */
   readonly applicationType: string | undefined;
   readonly clientUri: string | undefined;
+  /** OIDC Dynamic Registration §2 `id_token_signed_response_alg`; RS256 when the document is silent. */
+  readonly idTokenAlg: SigningAlg;
 }
 
 export type DocumentResult = { readonly document: MetadataDocument } | { readonly problem: string };
@@ -87,6 +95,11 @@ function flowProblem(doc: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
+function idTokenAlgProblem(value: unknown): string | undefined {
+  if (value === undefined || isSigningAlg(value)) return undefined;
+  return `declares id_token_signed_response_alg ${JSON.stringify(value).slice(0, 60)}; this server signs ID tokens with ${SIGNING_ALGS.map((a) => JSON.stringify(a)).join(', ')} only (${JSON.stringify(DEFAULT_SIGNING_ALG)} when the document names none)`;
+}
+
 function optionalHttpsUri(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length > MAX_URI) return undefined;
   try {
@@ -120,7 +133,11 @@ export function validateDocument(bytes: Buffer, url: string): DocumentResult {
     };
   }
   const problem =
-    nameProblem(d.client_name) ?? redirectUrisProblem(d.redirect_uris) ?? authProblem(d) ?? flowProblem(d);
+    nameProblem(d.client_name) ??
+    redirectUrisProblem(d.redirect_uris) ??
+    authProblem(d) ??
+    flowProblem(d) ??
+    idTokenAlgProblem(d.id_token_signed_response_alg);
   if (problem) return { problem };
   return {
     document: {
@@ -129,6 +146,7 @@ export function validateDocument(bytes: Buffer, url: string): DocumentResult {
       redirectUris: [...new Set(d.redirect_uris as string[])],
       applicationType: typeof d.application_type === 'string' ? d.application_type.slice(0, 40) : undefined,
       clientUri: optionalHttpsUri(d.client_uri),
+      idTokenAlg: (d.id_token_signed_response_alg as SigningAlg | undefined) ?? DEFAULT_SIGNING_ALG,
     },
   };
 }

@@ -25,7 +25,12 @@ const TokenResponse = Type.Object({
   expires_in: Type.Integer(),
   refresh_token: Type.Optional(Type.String()),
   scope: Type.String(),
-  id_token: Type.Optional(Type.String({ description: 'RS256 JWT, when openid was granted' })),
+  id_token: Type.Optional(
+    Type.String({
+      description:
+        "JWT signed with the client's id_token_signed_response_alg (RS256 by default), when openid was granted",
+    }),
+  ),
 });
 
 const GRANTS = {

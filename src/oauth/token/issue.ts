@@ -3,6 +3,7 @@
  * `openid` was granted, and the RFC 6749 §5.1 response body.
  */
 import type { AppContext } from '../../context.js';
+import type { SigningAlg } from '../../crypto/signing-key.js';
 import type { MintedSecret } from '../../crypto/tokens.js';
 import type { AccessToken, RefreshToken } from '../../storage/schema.js';
 import { signIdToken } from '../id-token.js';
@@ -74,6 +75,8 @@ export interface ResponseInput {
   readonly owner: TokenOwner;
   readonly authTime: number;
   readonly nonce: string | null;
+  /** The client's `id_token_signed_response_alg`. */
+  readonly idTokenAlg: SigningAlg;
   /** The moment the answer is computed for (one clock reading per request). */
   readonly now: number;
 }
@@ -94,6 +97,7 @@ export async function tokenResponse(
     body.id_token = await signIdToken(ctx, input.now, {
       accountId: input.owner.accountId,
       clientId: input.owner.clientId,
+      alg: input.idTokenAlg,
       authTime: input.authTime,
       nonce: input.nonce,
     });

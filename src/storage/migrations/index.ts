@@ -6,6 +6,7 @@ import * as m0040 from './0040-refresh-successor.js';
 import * as m0050 from './0050-signin-throttle.js';
 import * as m0100 from './0100-client-metadata-rules.js';
 import * as m0110 from './0110-signing-key-activation.js';
+import * as m0120 from './0120-id-token-algorithms.js';
 
 /** Ordered by name; a new migration is a new file added here, never an edit of a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0050-signin-throttle': m0050,
   '0100-client-metadata-rules': m0100,
   '0110-signing-key-activation': m0110,
+  '0120-id-token-algorithms': m0120,
 };

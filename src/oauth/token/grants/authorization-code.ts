@@ -126,6 +126,7 @@ export async function authorizationCodeGrant(
     owner,
     authTime: code.auth_time,
     nonce: code.nonce,
+    idTokenAlg: client.id_token_signed_response_alg,
     now,
   });
 }

@@ -227,6 +227,7 @@ export async function refreshTokenGrant(
     authTime: authTime ?? row.created_at,
     // OIDC Core §12.2: a refreshed ID token SHOULD NOT carry a nonce.
     nonce: null,
+    idTokenAlg: client.id_token_signed_response_alg,
     now: rotation.now,
   });
 }

@@ -15,8 +15,9 @@ export type ValidationErrorCode = OAuthErrorCode | 'not_found' | 'forbidden' | '
  * `oauth-form`: the OAuth endpoints that take form posts (token, revocation, introspection) answer
  * every failure before their handler as an OAuth error (RFC 6749 §5.2): a repeated parameter is
  * named (§3.1), a body of another media type is invalid_request, never 415 (§3.2).
+ * `registration`: dynamic client registration answers in RFC 7591 §3.2.2's vocabulary only.
  */
-export type ErrorStyle = 'oauth-form';
+export type ErrorStyle = 'oauth-form' | 'registration';
 
 /** Route options read by the error handler. */
 declare module 'fastify' {
@@ -195,10 +196,43 @@ function oauthFormError(error: FastifyError, wire: WireError): WireError {
   return wire;
 }
 
+/** What every failure of a registration request says it wants (RFC 7591 §3.1). */
+export const JSON_ONLY =
+  'send the registration as a JSON object with Content-Type: application/json (RFC 7591 §3.1)';
+
+/**
+ * toWireError in the words of the `registration` route. RFC 7591 §3.2.2 names the registration
+ * errors; a request we cannot read is answered with invalid_client_metadata too (not
+ * invalid_request or 415), so clients see one error vocabulary.
+ */
+function registrationError(error: FastifyError, wire: WireError): WireError {
+  if (error instanceof WireError) return error;
+  const first = error.validation?.[0];
+  if (first) {
+    const aboutRedirects =
+      first.instancePath.startsWith('/redirect_uris') || first.params.missingProperty === 'redirect_uris';
+    // SPEC §10: missing, empty, non-array or more than 10 redirect_uris → invalid_redirect_uri.
+    return new OAuthError(
+      aboutRedirects ? 'invalid_redirect_uri' : 'invalid_client_metadata',
+      wire.description,
+    );
+  }
+  if (wire.status === 400 || wire.status === 415) {
+    return new OAuthError('invalid_client_metadata', `${wire.description}; ${JSON_ONLY}`);
+  }
+  return wire;
+}
+
+const STYLES: Readonly<Record<ErrorStyle, (error: FastifyError, wire: WireError) => WireError>> = {
+  'oauth-form': oauthFormError,
+  registration: registrationError,
+};
+
 /** The error a route answers: toWireError, in the route's errorStyle. */
 function routeWireError(error: FastifyError, request: FastifyRequest): WireError {
   const wire = toWireError(error, request);
-  return request.routeOptions.config?.errorStyle === 'oauth-form' ? oauthFormError(error, wire) : wire;
+  const style = request.routeOptions.config?.errorStyle;
+  return style === undefined ? wire : STYLES[style](error, wire);
 }
 
 export function sendWireError(reply: FastifyReply, error: WireError): FastifyReply {

@@ -4,13 +4,13 @@
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { recordAudit } from '../audit/audit.js';
 import type { AppContext } from '../context.js';
 import { mintSecret, randomId } from '../crypto/tokens.js';
 import { DISPLAY_TEXT_PATTERN } from '../display-text.js';
-import { logServerFault, sendWireError, toWireError } from '../error-handler.js';
-import { OAuthError, WireError } from '../errors.js';
+import { JSON_ONLY } from '../error-handler.js';
+import { OAuthError } from '../errors.js';
 import { PATHS } from '../paths.js';
 import type { EndpointLimits } from '../rate-limit/endpoint-limits.js';
 import { insertClient } from '../storage/clients.repository.js';
@@ -88,38 +88,6 @@ const RegistrationResponse = Type.Object(
   { description: 'The registered client (RFC 7591 §3.2.1)' },
 );
 
-const JSON_ONLY =
-  'send the registration as a JSON object with Content-Type: application/json (RFC 7591 §3.1)';
-
-/**
- * RFC 7591 §3.2.2 names the registration errors; a request we cannot read is answered with
- * invalid_client_metadata too (not invalid_request or 415), so clients see one error vocabulary.
- */
-function registrationErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const wire = toWireError(error, request);
-  if (wire.status >= 500) logServerFault(request, error, 'registration failed');
-  return sendWireError(reply, classify(error, wire));
-}
-
-function classify(error: FastifyError, wire: WireError): WireError {
-  if (error instanceof WireError) return error;
-  const first = error.validation?.[0];
-  if (first) {
-    const params = first.params as Record<string, unknown>;
-    const aboutRedirects =
-      first.instancePath.startsWith('/redirect_uris') || params.missingProperty === 'redirect_uris';
-    // SPEC §10: missing, empty, non-array or more than 10 redirect_uris → invalid_redirect_uri.
-    return new OAuthError(
-      aboutRedirects ? 'invalid_redirect_uri' : 'invalid_client_metadata',
-      wire.description,
-    );
-  }
-  if (wire.status === 400 || wire.status === 415) {
-    return new OAuthError('invalid_client_metadata', `${wire.description}; ${JSON_ONLY}`);
-  }
-  return wire;
-}
-
 function isJson(request: FastifyRequest): boolean {
   const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
   return type === 'application/json';
@@ -155,8 +123,7 @@ export async function registerRoutes(
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     PATHS.registration,
     {
-      config: { validationErrorCode: 'invalid_client_metadata' },
-      errorHandler: registrationErrorHandler,
+      config: { validationErrorCode: 'invalid_client_metadata', errorStyle: 'registration' },
       onRequest: [...limits.registration],
       schema: {
         tags: ['oauth'],

@@ -8,7 +8,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Account } from '../../src/storage/schema.js';
 import { PG_URL, type TestApp } from '../helpers/app.js';
-import { introspect, oauthSuite, type RegisteredClient, tokensFor } from '../helpers/oauth.js';
+import {
+  exchangeCode,
+  introspect,
+  mintCode,
+  oauthSuite,
+  type RegisteredClient,
+  refresh,
+  revoke,
+  tokensFor,
+} from '../helpers/oauth.js';
 import { countStatements, type StatementCount } from '../helpers/pg-statements.js';
 
 function describeCount(count: StatementCount): string {
@@ -58,5 +67,39 @@ describe('round trips per request [postgres]', { skip: PG_URL ? false : 'no Post
     const count = await counted(() => introspect(t, conf, access_token));
     assert.equal(count.statements, 1, describeCount(count));
     assert.equal(count.transactions, 1, describeCount(count));
+  });
+
+  it('exchanges a code in one transaction: client, code, consumption, tokens and audit row', async () => {
+    const minted = await mintCode(t, conf, person, { scopes: ['openid', 'profile'] });
+    const count = await counted(() => exchangeCode(t, conf, minted));
+    assert.equal(count.transactions, 1, describeCount(count));
+  });
+
+  it('refreshes with rotation in one transaction', async () => {
+    const { refresh_token } = await tokensFor(t, conf, person, { scopes: ['openid'] });
+    const count = await counted(() => refresh(t, conf, refresh_token));
+    assert.equal(count.transactions, 1, describeCount(count));
+  });
+
+  it('revokes in one transaction: the client lookup, the revocation and its audit row', async () => {
+    const { access_token } = await tokensFor(t, conf, person, { scopes: ['openid'] });
+    const count = await counted(() => revoke(t, conf, access_token));
+    assert.equal(count.transactions, 1, describeCount(count));
+  });
+
+  it('answers a replayed code in one transaction that keeps the grant revoked', async () => {
+    const minted = await mintCode(t, conf, person, { scopes: ['openid'] });
+    const first = await exchangeCode(t, conf, minted);
+    assert.equal(first.statusCode, 200, first.body);
+    let status = 0;
+    const count = await countStatements(async () => {
+      status = (await exchangeCode(t, conf, minted)).statusCode;
+    });
+    assert.equal(status, 400);
+    assert.equal(count.transactions, 1, describeCount(count));
+    // RFC 6749 §4.1.2: the answer committed the revocation: the first exchange's tokens are dead.
+    const { access_token } = first.json() as { access_token: string };
+    const res = await bearerGet('/api/oauth/userinfo', access_token)();
+    assert.equal(res.statusCode, 401, res.body);
   });
 });

@@ -135,7 +135,13 @@ export async function revokeRoutes(app: FastifyInstance, ctx: AppContext): Promi
           'token',
           'send the access or refresh token to revoke',
         );
-        await revokeOwnToken({ ...ctx, db }, client, token, param(request.body.token_type_hint), request.ip);
+        await revokeOwnToken(
+          db === ctx.db ? ctx : { ...ctx, db },
+          client,
+          token,
+          param(request.body.token_type_hint),
+          request.ip,
+        );
       });
       return reply.code(200).header('cache-control', 'no-store').send();
     },

@@ -106,7 +106,13 @@ export async function tokenRoutes(
           limits.token(request, known),
         );
         checkClientGrant(client, grantType);
-        const issued = await GRANTS[grantType]({ ...ctx, db }, client, params, request.ip);
+        // SQLite: the context itself (db is ctx.db), nothing new per request.
+        const issued = await GRANTS[grantType](
+          db === ctx.db ? ctx : { ...ctx, db },
+          client,
+          params,
+          request.ip,
+        );
         await touchClient(db, client, ctx.now());
         return issued;
       });

@@ -6,6 +6,7 @@ import type { AppContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { Principal } from '../resource-server/principal.js';
 import { updateAccount } from '../storage/accounts.repository.js';
+import type { TokenAccountRow } from '../storage/bearer-joined-reads.repository.js';
 import { prepared } from '../storage/prepared.js';
 import type { Role } from '../storage/schema.js';
 import { NOT_NOW, readNow } from '../storage/sqlite/read-now.js';
@@ -80,9 +81,28 @@ const bySlug = (a: { slug: string }, b: { slug: string }) => (a.slug < b.slug ? 
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** The account rows the guard read with the token (PostgreSQL), as the account read gives them. */
+function accountRowsOf(rows: readonly TokenAccountRow[]): AccountRow[] {
+  // The token was accepted, so its account exists (acceptToken refuses a null `disabled`).
+  return rows.map((row) => ({
+    id: row.account_id,
+    email: row.account_email!,
+    name: row.account_name!,
+    locale: row.account_locale!,
+    created_at: row.account_created_at!,
+    updated_at: row.account_updated_at!,
+    school_id: row.school_id,
+    slug: row.slug,
+    school_name: row.school_name,
+    role: row.role,
+  }));
+}
+
 /** GET /account: synchronous when the kept answer or a synchronous read can serve it. */
 function sendAccount(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
   const { accountId } = personOf(request);
+  // PostgreSQL: the guard read the account and its memberships with the token (one statement).
+  if (request.tokenAccount) return Promise.resolve(accountOf(accountRowsOf(request.tokenAccount)));
   const body = accountAnswerNow(ctx.db, accountId, () => {
     const rows = accountWithMemberships.allNow(ctx.db, accountId);
     // The route's own response serializer: the same bytes Fastify would send for the object.
@@ -122,7 +142,7 @@ export function accountRoutes(untyped: FastifyInstance, ctx: AppContext): void {
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['Account'];
   app.get('/account', {
-    config: { access: { scope: 'account:read', anonymous: false } },
+    config: { access: { scope: 'account:read', anonymous: false, withAccount: true } },
     schema: {
       tags,
       summary: 'Get your account',

@@ -94,12 +94,14 @@ function checkSecret(client: Client, given: Presented): void {
  * Authenticates the calling client or throws 401 invalid_client (400 invalid_request for two
  * methods). `looked` sees who is asking before any secret is checked: the client when it is known
  * and enabled, else undefined (none named, unknown, or credentials that cannot be read). The token
- * endpoint counts its rate limit there.
+ * endpoint counts its rate limit there. `read` reads the client row by id (findClient unless the
+ * caller reads more in the same statement); every check below is made on what it answers.
  */
 export async function authenticateClient(
   ctx: Pick<AppContext, 'db'>,
   credentials: ClientCredentials,
   looked?: (client: Client | undefined) => void,
+  read: (clientId: string) => Promise<Client | undefined> = (clientId) => findClient(ctx.db, clientId),
 ): Promise<Client> {
   let given: Presented;
   try {
@@ -112,7 +114,7 @@ export async function authenticateClient(
     looked?.(undefined);
     throw invalidClient(`client_id is missing; ${CLIENT_AUTH_HINT}`, false);
   }
-  const found = await findClient(ctx.db, given.clientId);
+  const found = await read(given.clientId);
   const usable = found && found.disabled !== 1 && !(await isBlockedMetadataClient(ctx.db, found));
   const client = usable ? found : undefined;
   looked?.(client);

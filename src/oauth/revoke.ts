@@ -18,6 +18,7 @@ import { revokeAccessToken } from '../storage/tokens.repository.js';
 import { inTransaction } from '../storage/transaction.js';
 import { authenticateClient } from './client-auth.js';
 import { clientCredentials, param, requireForm } from './form-request.js';
+import { inRequestTransaction } from './request-transaction.js';
 import { required } from './token/params.js';
 import { CLIENT_AUTH_SECURITY, OAuthErrorBody } from './wire-schemas.js';
 
@@ -120,13 +121,22 @@ export async function revokeRoutes(app: FastifyInstance, ctx: AppContext): Promi
       },
     },
     async (request, reply) => {
-      const client = await authenticateClient(ctx, clientCredentials(request));
-      const token = required(
-        param(request.body.token),
-        'token',
-        'send the access or refresh token to revoke',
-      );
-      await revokeOwnToken(ctx, client, token, param(request.body.token_type_hint), request.ip);
+      // PostgreSQL: the client's lookup and the revocation in one transaction (request-transaction.ts).
+      await inRequestTransaction(ctx.db, async (db) => {
+        const client = await authenticateClient({ db }, clientCredentials(request));
+        const token = required(
+          param(request.body.token),
+          'token',
+          'send the access or refresh token to revoke',
+        );
+        await revokeOwnToken(
+          db === ctx.db ? ctx : { ...ctx, db },
+          client,
+          token,
+          param(request.body.token_type_hint),
+          request.ip,
+        );
+      });
       return reply.code(200).header('cache-control', 'no-store').send();
     },
   );

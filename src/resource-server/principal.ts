@@ -3,6 +3,7 @@
  * (seed §1, §5.9); a request with a valid token acts as the person who granted it, limited to the
  * token's scopes.
  */
+import type { TokenAccountRow } from '../storage/bearer-joined-reads.repository.js';
 
 export type Principal =
   | { readonly kind: 'anonymous' }
@@ -20,11 +21,18 @@ export interface Access {
   readonly scope: string;
   /** true when the operation serves public data to a request without a token. */
   readonly anonymous: boolean;
+  /**
+   * The operation answers from the person's account and memberships: on PostgreSQL the guard
+   * reads them with the token, in one statement, and leaves the rows on `request.tokenAccount`.
+   */
+  readonly withAccount?: boolean;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal;
+    /** The rows read with the token for an `access.withAccount` route on PostgreSQL; else null. */
+    tokenAccount: TokenAccountRow[] | null;
   }
   interface FastifyContextConfig {
     /** Set on every /api/v1 route; read by the resource-server guard and the OpenAPI security. */

@@ -8,10 +8,28 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { allowImmediateInTransaction } from './sqlite/driver.js';
 
+/**
+ * Thrown by `inTransaction` called on a transaction (the request's own, src/oauth/
+ * request-transaction.ts) when its work fails: the failure must roll the enclosing transaction
+ * back, as it would have rolled back a transaction of its own, whatever error it was.
+ */
+export class NestedWorkFailed extends Error {
+  constructor(override readonly cause: unknown) {
+    super('work inside the request transaction failed', { cause });
+  }
+}
+
 export function inTransaction<T>(
   db: Kysely<Database>,
   work: (trx: Transaction<Database>) => Promise<T>,
 ): Promise<T> {
+  // Already in the request's transaction (PostgreSQL): its work joins it, and a failure of the
+  // work rolls the whole of it back.
+  if (db.isTransaction) {
+    return work(db as Transaction<Database>).catch((error: unknown) => {
+      throw new NestedWorkFailed(error);
+    });
+  }
   return db.transaction().execute((trx) => {
     allowImmediateInTransaction(db, trx);
     return work(trx);

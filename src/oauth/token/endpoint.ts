@@ -13,6 +13,7 @@ import { touchClient } from '../../storage/clients.repository.js';
 import type { Client } from '../../storage/schema.js';
 import { authenticateClient } from '../client-auth.js';
 import { clientCredentials, param, requireForm } from '../form-request.js';
+import { inRequestTransaction } from '../request-transaction.js';
 import { CLIENT_AUTH_SECURITY, NO_STORE, OAuthErrorBody } from '../wire-schemas.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
@@ -82,14 +83,24 @@ export async function tokenRoutes(
     async (request, reply) => {
       const params = request.body;
       const grantType = grantOf(param(params.grant_type));
-      // RATE_LIMIT_TOKEN per known client (per IP for a made-up client_id): counted once the
-      // client is looked up, before its secret is checked or the grant runs.
-      const client = await authenticateClient(ctx, clientCredentials(request), (known) =>
-        limits.token(request, known),
-      );
-      checkClientGrant(client, grantType);
-      const body: TokenResponseBody = await GRANTS[grantType](ctx, client, params, request.ip);
-      await touchClient(ctx.db, client, ctx.now());
+      // PostgreSQL: one transaction from the client's lookup to the last write (request-transaction.ts).
+      const body = await inRequestTransaction(ctx.db, async (db): Promise<TokenResponseBody> => {
+        // RATE_LIMIT_TOKEN per known client (per IP for a made-up client_id): counted once the
+        // client is looked up, before its secret is checked or the grant runs.
+        const client = await authenticateClient({ db }, clientCredentials(request), (known) =>
+          limits.token(request, known),
+        );
+        checkClientGrant(client, grantType);
+        // SQLite: the context itself (db is ctx.db), nothing new per request.
+        const issued = await GRANTS[grantType](
+          db === ctx.db ? ctx : { ...ctx, db },
+          client,
+          params,
+          request.ip,
+        );
+        await touchClient(db, client, ctx.now());
+        return issued;
+      });
       return reply.headers(NO_STORE).send(body);
     },
   );

@@ -61,6 +61,8 @@ export async function probe(baseUrl: string, plan: LoadPlan): Promise<string | u
 export class Contender {
   private rate = GUESSED_RPS;
   readonly runs: Measurement[] = [];
+  /** How the log names it: the target, or e.g. "schoolauth (grown)" when one target runs twice. */
+  label: string;
 
   private constructor(
     readonly target: TargetName,
@@ -69,7 +71,9 @@ export class Contender {
     private readonly scenario: Scenario | undefined,
     private readonly fixture: Fixture | undefined,
     private readonly staticPlan: LoadPlan | undefined,
-  ) {}
+  ) {
+    this.label = target;
+  }
 
   /** An OAuth server in a scenario; a string says why it cannot be measured. */
   static async oauth(scenario: Scenario, fixture: Fixture): Promise<Contender | string> {
@@ -118,7 +122,7 @@ export async function measureTogether(
     for (const contender of contenders) {
       const m = await contender.load(connections, settings.duration);
       contender.runs.push(m);
-      settings.log(`  ${contender.target} ${scenario} c=${connections} run ${i + 1}: ${describeRun(m)}`);
+      settings.log(`  ${contender.label} ${scenario} c=${connections} run ${i + 1}: ${describeRun(m)}`);
     }
   }
   return contenders.map((c) => ({ scenario, target: c.target, connections, ...summariseRuns(c.runs) }));

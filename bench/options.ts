@@ -99,6 +99,6 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     quick,
     serverLog: values['server-log'],
     rateLimits: !values['no-rate-limits'],
-    grown: parseGrowth(values, warmup + duration),
+    grown: parseGrowth(values),
   };
 }

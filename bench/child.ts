@@ -55,6 +55,11 @@ export interface ServerProcess {
   cpuSeconds?(): number | undefined;
   /** The server's event-loop delay since the last reset (only with the probe); `reset` starts anew. */
   loopDelay(reset: boolean): Promise<LoopDelay | undefined>;
+  /**
+   * Runs the interval timers held by the probe (BENCH_HELD_INTERVAL_MS) once; answers when they
+   * were started (epoch ms) and how many there were. Only with the probe.
+   */
+  fireHeldInterval(): Promise<{ at: number; timers: number } | undefined>;
 }
 
 /** From perf_hooks.monitorEventLoopDelay in the server (bench/servers/probe.mjs), in ms. */
@@ -115,6 +120,8 @@ export async function startServer(name: string, options: StartOptions): Promise<
     startProfile: async () => void (await ask(child, { kind: 'profile:start' })),
     stopProfile: async (path) => void (await ask(child, { kind: 'profile:stop', path }, 60_000)),
     loopDelay: async (reset) => (await ask(child, { kind: 'loop', reset }))?.value as LoopDelay | undefined,
+    fireHeldInterval: async () =>
+      (await ask(child, { kind: 'interval:fire' }))?.value as { at: number; timers: number } | undefined,
   };
 }
 

@@ -16,8 +16,6 @@ export interface GrowthOptions {
   /** PostgreSQL server (a database is created per server and dropped after). */
   readonly postgresUrl: string;
   readonly pruneScenario: ScenarioName;
-  /** Seconds from the prune server's start to its first prune (PRUNE_INTERVAL). */
-  readonly pruneAfter: number;
 }
 
 /** The flag definitions, for parseArgs. */
@@ -29,11 +27,10 @@ export const GROWTH_FLAGS = {
   'prune-rows': { type: 'string' },
   'grown-database': { type: 'string' },
   'prune-scenario': { type: 'string' },
-  'prune-after': { type: 'string' },
 } as const;
 
 export const GROWTH_USAGE = `       [--grown [--grown-grants N] [--grown-tokens N] [--grown-clients N] [--prune-rows N]
-                [--grown-database sqlite|postgres] [--prune-scenario ${PRUNE_SCENARIOS.join('|')}] [--prune-after S]]`;
+                [--grown-database sqlite|postgres] [--prune-scenario ${PRUNE_SCENARIOS.join('|')}]]`;
 
 function count(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -45,7 +42,6 @@ function count(name: string, value: string | undefined, fallback: number): numbe
 
 export function parseGrowth(
   values: { [K in keyof typeof GROWTH_FLAGS]?: string | boolean | undefined },
-  warmupAndRun: number,
 ): GrowthOptions | undefined {
   if (!values.grown) return undefined;
   const database = (values['grown-database'] as string | undefined) ?? 'sqlite';
@@ -64,11 +60,5 @@ export function parseGrowth(
     database,
     postgresUrl: 'postgres://postgres@127.0.0.1:5432/postgres',
     pruneScenario,
-    // Room for the fixture, a warm-up and the "before" run ahead of the first prune.
-    pruneAfter: count(
-      'prune-after',
-      values['prune-after'] as string | undefined,
-      Math.ceil(warmupAndRun + 15),
-    ),
   };
 }

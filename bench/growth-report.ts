@@ -11,13 +11,15 @@ export const GROWN_TARGETS = { throughput: 0.9, p99: 1.5, pruneP99: 2, loopMs: 5
 export interface PruneRun {
   readonly scenario: ScenarioName;
   readonly connections: number;
-  readonly fill: FillResult;
   readonly before: Measurement;
-  /** One-second runs from just before the prune started until it logged its end. */
+  /** One-second runs from the prune's start until its log line was seen. */
   readonly during: readonly Measurement[];
   readonly beforeLoop: LoopDelay | undefined;
   readonly duringLoop: LoopDelay | undefined;
+  /** From the bench firing the job to the job's log line, to the millisecond. */
   readonly pruneSeconds: number;
+  /** Rows deleted, by kind, as the server logged them. */
+  readonly pruned: Record<string, number>;
 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
@@ -69,6 +71,11 @@ export function pruneTable(run: PruneRun): string {
     `| longest event-loop delay ms | ${fmt(run.beforeLoop?.maxMs ?? Number.NaN, 1)} | ${fmt(loop ?? Number.NaN, 1)} | ≤ 50 ms: ${loop === undefined ? 'not measured' : verdict(loop <= GROWN_TARGETS.loopMs)} |`,
     `| non-2xx answers | ${fmt(run.before.nonOk)} | ${fmt(nonOk)} | 0 |`,
     '',
-    `The prune took about ${fmt(run.pruneSeconds, 1)} s under load (from its scheduled start to its log line, to the second).`,
+    `The prune deleted ${fmt(Object.values(run.pruned).reduce((a, b) => a + b, 0))} rows ` +
+      `(${Object.entries(run.pruned)
+        .filter(([, n]) => n > 0)
+        .map(([kind, n]) => `${fmt(n)} ${kind}`)
+        .join(', ')}) in ${fmt(run.pruneSeconds, 2)} s under load ` +
+      '(from the bench firing the job to its log line).',
   ].join('\n');
 }

@@ -1,13 +1,17 @@
 /**
  * `npm run bench -- --grown` (issue 22 item 5): cost as the database grows.
  *
- * 1. schoolauth on an empty database, then on a database filled (bench/fill.ts) with live
- *    grants, their tokens and clients: the token, introspection and protected GET scenarios on
- *    each, in one run.
- * 2. A third server on a database holding only expired rows, PRUNE_INTERVAL set so that its own
- *    periodic prune starts after a "before" run: the scenario runs in one-second runs until the
- *    prune has logged its end. The server's longest event-loop delay comes from its own
- *    perf_hooks monitor (bench/servers/probe.mjs).
+ * 1. Two schoolauth servers at once: one on an empty database, one on a database filled
+ *    (bench/fill.ts) with live grants, their tokens, clients and the expired rows a prune will
+ *    delete. The token, introspection and protected GET scenarios run on both, the runs taking
+ *    turns (empty, grown, empty, …) as everywhere in the bench, so the machine's drift weighs on
+ *    both alike.
+ * 2. The empty server stops; on the grown one, under load, its own periodic prune job runs once,
+ *    started by the bench through the probe (bench/servers/probe.mjs holds the PRUNE_INTERVAL
+ *    timer until told to fire it): a "before" run, then the prune fired at a known moment, the
+ *    load going on in one-second runs until the prune's log line (its time to the millisecond
+ *    gives the duration). The server's longest event-loop delay comes from the probe's
+ *    perf_hooks monitor.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,9 +24,11 @@ import type { Measurement } from './load.js';
 import { describeMachine } from './machine.js';
 import { Contender, measureTogether, type Row, type RunSettings } from './measure.js';
 import type { BenchOptions } from './options.js';
+import { pruneEnd } from './prune-log.js';
 import { REPORT_PATH, writeBlock } from './report.js';
 import { SCENARIOS } from './scenarios.js';
 import { startSchoolauth } from './targets/schoolauth.js';
+import type { OAuthTarget } from './targets/target.js';
 
 type Log = (line: string) => void;
 
@@ -85,9 +91,12 @@ async function fillBeforeStart(
   };
 }
 
-/** The grown-database scenarios on one server, each at every connection count. */
+/** PRUNE_INTERVAL of the grown server: held by the probe, so a value no other timer uses. */
+const HELD_PRUNE_INTERVAL = 86_399;
+
+/** The grown-database scenarios on both servers, each at every connection count, runs taking turns. */
 async function measureScenarios(
-  fixture: Fixture,
+  fixtures: { empty: Fixture; grown: Fixture },
   options: BenchOptions,
   settings: RunSettings,
 ): Promise<Row[]> {
@@ -95,112 +104,118 @@ async function measureScenarios(
   for (const scenario of SCENARIOS.filter((s) => GROWN_SCENARIOS.includes(s.name))) {
     if (!options.scenarios.includes(scenario.name)) continue;
     for (const connections of options.connections) {
-      const contender = await Contender.oauth(scenario, fixture);
-      if (typeof contender === 'string') throw new Error(`${scenario.name}: ${contender}`);
-      rows.push(...(await measureTogether(scenario.name, [contender], connections, settings)));
+      const contenders: Contender[] = [];
+      for (const [label, fixture] of Object.entries(fixtures)) {
+        const contender = await Contender.oauth(scenario, fixture);
+        if (typeof contender === 'string') throw new Error(`${scenario.name} (${label}): ${contender}`);
+        contender.label = `schoolauth (${label})`;
+        contenders.push(contender);
+      }
+      rows.push(...(await measureTogether(scenario.name, contenders, connections, settings)));
     }
   }
   return rows;
 }
 
+/** The server's own prune job, fired once under load; answers when the prune has logged its end. */
+async function pruneUnderLoad(
+  target: OAuthTarget,
+  fixture: Fixture,
+  logFile: string,
+  options: BenchOptions,
+  grown: GrowthOptions,
+): Promise<PruneRun> {
+  const scenario = SCENARIOS.find((s) => s.name === grown.pruneScenario)!;
+  const contender = await Contender.oauth(scenario, fixture);
+  if (typeof contender === 'string') throw new Error(`${scenario.name}: ${contender}`);
+  const connections = options.connections[0]!;
+  await contender.load(connections, options.warmup);
+  await target.server.loopDelay(true);
+  const before = await contender.load(connections, options.duration);
+  const beforeLoop = await target.server.loopDelay(true);
+  const fired = await target.server.fireHeldInterval();
+  if (fired?.timers !== 1) {
+    throw new Error(`the probe held ${fired?.timers ?? 'no'} PRUNE_INTERVAL timer(s), not one`);
+  }
+  const during: Measurement[] = [];
+  const ended = () => pruneEnd(readFileSync(logFile, 'utf8'), fired.at);
+  let end = ended();
+  while (!end && during.length < MAX_PRUNE_SECONDS) {
+    during.push(await contender.load(connections, 1));
+    end = ended();
+  }
+  const duringLoop = await target.server.loopDelay(true);
+  if (!end) throw new Error(`the prune had not ended after ${MAX_PRUNE_SECONDS} s under load`);
+  return {
+    scenario: scenario.name,
+    connections,
+    before,
+    during,
+    beforeLoop,
+    duringLoop,
+    pruneSeconds: (end.at - fired.at) / 1000,
+    pruned: end.pruned,
+  };
+}
+
+/** How long the load goes on waiting for the prune to end. */
+const MAX_PRUNE_SECONDS = 1800;
+
 /**
- * The empty database's server, then the grown one's, one after the other (two schoolauth
- * servers at once lost the remembered consent of the first one's bench session: a fixture
- * problem left for later); answers the rows in pairs (empty, grown) and the fill.
+ * Both servers up (the empty one, then the grown one after its fill), the scenarios compared,
+ * the empty one stopped, the prune under load on the grown one.
  */
-async function compareGrown(
+async function compareAndPrune(
   options: BenchOptions,
   grown: GrowthOptions,
   dbs: Databases,
   settings: RunSettings,
   log: Log,
-): Promise<{ rows: Row[]; fill: FillResult }> {
-  const sizes = { grants: grown.grants, tokens: grown.tokens, clients: grown.clients, expired: 0 };
+): Promise<{ rows: Row[]; fill: FillResult; prune: PruneRun }> {
+  const sizes = {
+    grants: grown.grants,
+    tokens: grown.tokens,
+    clients: grown.clients,
+    expired: grown.pruneRows,
+  };
   let filled: FillResult | undefined;
   const empty = await dbs.url('empty');
   log(`starting schoolauth on an empty ${grown.database} database`);
   const emptyTarget = await startSchoolauth(empty.dir, { rateLimits: options.rateLimits, env: empty.env });
-  let emptyRows: Row[];
+  let grownTarget: OAuthTarget | undefined;
   try {
-    emptyRows = await measureScenarios(await Fixture.prepare(emptyTarget), options, settings);
+    const full = await dbs.url('grown');
+    const logFile = join(full.dir, 'server.log');
+    log(
+      `filling: ${sizes.grants} live grants, ${sizes.tokens} tokens, ${sizes.clients} clients, ` +
+        `${sizes.expired} expired rows`,
+    );
+    grownTarget = await startSchoolauth(full.dir, {
+      rateLimits: options.rateLimits,
+      env: {
+        ...full.env,
+        PRUNE_INTERVAL: String(HELD_PRUNE_INTERVAL),
+        BENCH_HELD_INTERVAL_MS: String(HELD_PRUNE_INTERVAL * 1000),
+      },
+      probe: true,
+      logFile,
+      beforeStart: await fillBeforeStart(dbs, sizes, log, (r) => {
+        filled = r;
+      }),
+    });
+    const fixtures = {
+      empty: await Fixture.prepare(emptyTarget),
+      grown: await Fixture.prepare(grownTarget),
+    };
+    const rows = await measureScenarios(fixtures, options, settings);
+    await emptyTarget.server.stop();
+    log(`pruning ${sizes.expired} expired rows under ${grown.pruneScenario} load`);
+    const prune = await pruneUnderLoad(grownTarget, fixtures.grown, logFile, options, grown);
+    log(`  the prune took ${prune.pruneSeconds} s: ${JSON.stringify(prune.pruned)}`);
+    return { rows, fill: filled!, prune };
   } finally {
     await emptyTarget.server.stop();
-  }
-  const full = await dbs.url('grown');
-  log(`filling: ${sizes.grants} live grants, ${sizes.tokens} tokens, ${sizes.clients} clients`);
-  const grownTarget = await startSchoolauth(full.dir, {
-    rateLimits: options.rateLimits,
-    env: full.env,
-    beforeStart: await fillBeforeStart(dbs, sizes, log, (r) => {
-      filled = r;
-    }),
-  });
-  let grownRows: Row[];
-  try {
-    grownRows = await measureScenarios(await Fixture.prepare(grownTarget), options, settings);
-  } finally {
-    await grownTarget.server.stop();
-  }
-  return { rows: emptyRows.flatMap((row, i) => [row, grownRows[i]!]), fill: filled! };
-}
-
-/** The prune of `pruneRows` expired rows by the server's own job, under load. */
-async function pruneUnderLoad(
-  options: BenchOptions,
-  grown: GrowthOptions,
-  dbs: Databases,
-  log: Log,
-): Promise<PruneRun> {
-  const sizes = { grants: 0, tokens: 0, clients: Math.min(grown.clients, 1000), expired: grown.pruneRows };
-  let filled: FillResult | undefined;
-  const { dir, env } = await dbs.url('prune');
-  const logFile = join(dir, 'server.log');
-  log(`filling ${sizes.expired} expired rows; the server prunes ${grown.pruneAfter} s after it starts`);
-  const target = await startSchoolauth(dir, {
-    rateLimits: options.rateLimits,
-    env: { ...env, PRUNE_INTERVAL: String(grown.pruneAfter) },
-    probe: true,
-    logFile,
-    beforeStart: await fillBeforeStart(dbs, sizes, log, (r) => {
-      filled = r;
-    }),
-  });
-  const started = Date.now();
-  const pruned = () => readFileSync(logFile, 'utf8').includes('pruned dead rows');
-  try {
-    const fixture = await Fixture.prepare(target);
-    const scenario = SCENARIOS.find((s) => s.name === grown.pruneScenario)!;
-    const contender = await Contender.oauth(scenario, fixture);
-    if (typeof contender === 'string') throw new Error(`${scenario.name}: ${contender}`);
-    const connections = options.connections[0]!;
-    await contender.load(connections, options.warmup);
-    await target.server.loopDelay(true);
-    const before = await contender.load(connections, options.duration);
-    const beforeLoop = await target.server.loopDelay(true);
-    const untilPrune = started + grown.pruneAfter * 1000 - Date.now();
-    if (untilPrune < 500 || pruned()) {
-      throw new Error(
-        `the prune started before the "before" run ended: raise --prune-after (${grown.pruneAfter})`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, untilPrune - 500));
-    await target.server.loopDelay(true);
-    const during: Measurement[] = [];
-    const pruneStart = Date.now();
-    while (!pruned() && during.length < 600) during.push(await contender.load(connections, 1));
-    const duringLoop = await target.server.loopDelay(true);
-    return {
-      scenario: scenario.name,
-      connections,
-      fill: filled!,
-      before,
-      during,
-      beforeLoop,
-      duringLoop,
-      pruneSeconds: (Date.now() - pruneStart) / 1000,
-    };
-  } finally {
-    await target.server.stop();
+    await grownTarget?.server.stop();
   }
 }
 
@@ -215,20 +230,20 @@ export async function runGrowth(options: BenchOptions, dataDir: string, log: Log
   };
   const dbs = new Databases(grown, dataDir);
   try {
-    const compared = await compareGrown(options, grown, dbs, settings, log);
-    const prune = await pruneUnderLoad(options, grown, dbs, log);
+    const { rows, fill: filled, prune } = await compareAndPrune(options, grown, dbs, settings, log);
     const report = [
       `Run ${new Date().toISOString().slice(0, 10)} on ${machine.cpu} (${machine.cores} cores), Node ${process.version}, ` +
         `schoolauth on ${grown.database}, ${options.rateLimits ? 'rate limits on (raised above the load)' : 'RATE_LIMITS=off'}; ` +
         `${options.runs} run(s) of ${options.duration} s after ${options.warmup} s of warm-up.`,
       `Command: \`npm run bench -- ${process.argv.slice(2).join(' ')}\``,
       '',
-      `Fill of the grown database: ${fillLine(compared.fill)}.`,
+      `Fill of the grown database (live grants with their tokens, clients, and ${grown.pruneRows} ` +
+        `expired rows for the prune): ${fillLine(filled)}.`,
       '',
-      grownTable(compared.rows, options.connections),
+      grownTable(rows, options.connections),
       '',
-      `Prune of ${grown.pruneRows} expired rows (the server's own PRUNE_INTERVAL job), ` +
-        `under ${prune.scenario} at ${prune.connections} connections; fill: ${fillLine(prune.fill)}.`,
+      `Prune of the grown database (its ${grown.pruneRows} expired rows among the live ones; the server's own ` +
+        `PRUNE_INTERVAL job, started by the bench), under ${prune.scenario} at ${prune.connections} connections.`,
       '',
       pruneTable(prune),
     ].join('\n');

@@ -67,6 +67,8 @@ export class Contender {
   readonly runs: Measurement[] = [];
   /** While round trips are counted, pools are not refilled (the refill's requests would count). */
   private counting = false;
+  /** How the log names it: the target, or e.g. "schoolauth (grown)" when one target runs twice. */
+  label: string;
 
   private constructor(
     readonly target: TargetName,
@@ -77,7 +79,9 @@ export class Contender {
     private readonly staticPlan: LoadPlan | undefined,
     private readonly cpuSeconds?: () => number | undefined,
     readonly roundTrips?: RoundTripCounter,
-  ) {}
+  ) {
+    this.label = target;
+  }
 
   /** An OAuth server in a scenario; a string says why it cannot be measured. */
   static async oauth(scenario: Scenario, fixture: Fixture): Promise<Contender | string> {
@@ -164,7 +168,7 @@ export async function measureTogether(
     for (const contender of contenders) {
       const m = await contender.load(connections, settings.duration);
       contender.runs.push(m);
-      settings.log(`  ${contender.target} ${scenario} c=${connections} run ${i + 1}: ${describeRun(m)}`);
+      settings.log(`  ${contender.label} ${scenario} c=${connections} run ${i + 1}: ${describeRun(m)}`);
     }
   }
   const rows: Row[] = [];

@@ -114,6 +114,6 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     quick,
     serverLog: values['server-log'],
     rateLimits: !values['no-rate-limits'],
-    grown: parseGrowth(values, warmup + duration),
+    grown: parseGrowth(values),
   };
 }

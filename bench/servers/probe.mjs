@@ -2,7 +2,10 @@
 // process.memoryUsage(), and starts and stops a CPU profile (node:inspector) so a profile covers
 // only the load, not start-up and fixtures. It also watches the event loop
 // (perf_hooks.monitorEventLoopDelay): `loop` answers the longest delay since the last reset, so
-// a bench can say how long the server stopped answering (a prune's batches, a GC). Does nothing
+// a bench can say how long the server stopped answering (a prune's batches, a GC). With
+// BENCH_HELD_INTERVAL_MS set, an interval timer of exactly that period (a periodic job's, e.g.
+// PRUNE_INTERVAL's) is held instead of scheduled, and `interval:fire` runs it once: the bench
+// starts the server's own job at a moment it chooses, never on a guessed clock. Does nothing
 // without an IPC channel.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
@@ -19,7 +22,27 @@ function post(method, params = {}) {
   );
 }
 
+/** Callbacks of the held interval timers (see above). */
+const held = [];
+
+function holdInterval(periodMs) {
+  const schedule = globalThis.setInterval;
+  globalThis.setInterval = (callback, ms, ...args) => {
+    if (ms !== periodMs) return schedule(callback, ms, ...args);
+    held.push(() => callback(...args));
+    // What the caller may do with a timer: a never-firing one does it all.
+    const idle = schedule(() => undefined, 2 ** 31 - 1);
+    idle.unref();
+    return idle;
+  };
+}
+
 async function answer(message) {
+  if (message.kind === 'interval:fire') {
+    const at = Date.now();
+    for (const run of held) run();
+    return { kind: 'interval:fired', value: { at, timers: held.length } };
+  }
   if (message.kind === 'memory') return { kind: 'memory', value: process.memoryUsage() };
   if (message.kind === 'loop') {
     const ms = (ns) => ns / 1e6;
@@ -44,6 +67,8 @@ async function answer(message) {
 }
 
 if (process.send) {
+  const period = Number(process.env.BENCH_HELD_INTERVAL_MS);
+  if (period > 0) holdInterval(period);
   loop.enable();
   process.on('message', (message) => {
     answer(message).then(

@@ -84,6 +84,7 @@ export async function startSchoolauthPostgres(
       startProfile: () => first.startProfile(),
       stopProfile: (path) => first.stopProfile(path),
       loopDelay: (reset) => first.loopDelay(reset),
+      fireHeldInterval: () => first.fireHeldInterval(),
       cpuSeconds: () => sum([...instances.map((i) => cpuSecondsOf(i.pid)), treeCpuSeconds(cluster.pid)]),
     };
     return {

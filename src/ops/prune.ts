@@ -6,7 +6,8 @@
  * them back at the next authorization request). Registered integrations are never pruned.
  *
  * Every delete goes in bounded batches, one statement (so one transaction) of at most
- * `batchSize` rows each, with a turn of the event loop between them: a single DELETE of a
+ * `batchSize` rows each, with a rest between them (a turn of the event loop, or as long as the
+ * statement took for the server's job): a single DELETE of a
  * million expired rows held SQLite's write lock, and with it the server's event loop (the driver
  * is synchronous), for seconds; on PostgreSQL it held row locks and bloated one transaction.
  * Between batches requests run; what they write is judged by the same conditions at the next batch.
@@ -40,6 +41,11 @@ type PruneConfig = Pick<Config, 'codeTtl' | 'sessionAbsoluteTtl' | 'clientIdleTt
 export interface PruneOptions {
   /** Rows deleted per statement (default PRUNE_BATCH). */
   readonly batchSize?: number;
+  /**
+   * Runs between two statements, told how long the last one took (ms); default: one turn of
+   * the event loop. The server's job passes `restAsLongAsBusy`.
+   */
+  readonly rest?: (busyMs: number) => Promise<void>;
 }
 
 function deleted(result: { numDeletedRows: bigint }): number {
@@ -49,14 +55,27 @@ function deleted(result: { numDeletedRows: bigint }): number {
 /** Lets timers, I/O and queued requests run before the next batch. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/**
+ * Pauses as long as the last statement took, so a prune never has more than half of the event
+ * loop (and of the database's time): one turn alone was not enough when each statement of a
+ * million-row prune took tens of milliseconds on SQLite — requests got one turn between two
+ * statements, their rate fell to a twentieth and p99 rose 70-fold (docs/performance.md "Cost as
+ * the database grows"). The prune takes about twice as long; it runs once per PRUNE_INTERVAL.
+ */
+export const restAsLongAsBusy = (busyMs: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(0, busyMs)));
+
+type Rest = (busyMs: number) => Promise<void>;
+
 /** Runs `batch` until it deletes fewer than `size` rows; answers the total. */
-async function untilDone(size: number, batch: () => Promise<number>): Promise<number> {
+async function untilDone(size: number, rest: Rest, batch: () => Promise<number>): Promise<number> {
   let total = 0;
   for (;;) {
+    const started = performance.now();
     const n = await batch();
     total += n;
     if (n < size) return total;
-    await nextTurn();
+    await rest(performance.now() - started);
   }
 }
 
@@ -67,17 +86,19 @@ async function untilDone(size: number, batch: () => Promise<number>): Promise<nu
  */
 async function walkDeleting(
   size: number,
+  rest: Rest,
   page: (after: string | undefined) => Promise<string[]>,
   remove: (keys: string[]) => Promise<number>,
 ): Promise<number> {
   let total = 0;
   let after: string | undefined;
   for (;;) {
+    const started = performance.now();
     const keys = await page(after);
     if (keys.length > 0) total += await remove(keys);
     if (keys.length < size) return total;
     after = keys[keys.length - 1];
-    await nextTurn();
+    await rest(performance.now() - started);
   }
 }
 
@@ -89,10 +110,11 @@ export async function prune(
   options: PruneOptions = {},
 ): Promise<PruneCounts> {
   const size = options.batchSize ?? PRUNE_BATCH;
+  const rest = options.rest ?? nextTurn;
   const dead = now - PRUNE_MARGIN;
   // Consumed codes stay until they expire: a replay inside the lifetime must still be recognised
   // (RFC 6749 §4.1.2) and revoke what the code issued.
-  const codes = await untilDone(size, async () =>
+  const codes = await untilDone(size, rest, async () =>
     deleted(
       await db
         .deleteFrom('authorization_codes')
@@ -109,7 +131,7 @@ export async function prune(
     ),
   );
   // Rotated refresh tokens stay until their own expiry, so reuse is detected (RFC 9700 §4.14.2).
-  const accessTokens = await untilDone(size, async () =>
+  const accessTokens = await untilDone(size, rest, async () =>
     deleted(
       await db
         .deleteFrom('access_tokens')
@@ -121,7 +143,7 @@ export async function prune(
         .executeTakeFirst(),
     ),
   );
-  const refreshTokens = await untilDone(size, async () =>
+  const refreshTokens = await untilDone(size, rest, async () =>
     deleted(
       await db
         .deleteFrom('refresh_tokens')
@@ -133,9 +155,10 @@ export async function prune(
         .executeTakeFirst(),
     ),
   );
-  const grants = await pruneGrants(db, now - config.codeTtl - PRUNE_MARGIN, size);
+  const grants = await pruneGrants(db, now - config.codeTtl - PRUNE_MARGIN, size, rest);
   const sessions = await walkDeleting(
     size,
+    rest,
     (after) => pageOf(db, 'sessions', 'id_hash', after, size),
     async (keys) =>
       deleted(
@@ -150,6 +173,7 @@ export async function prune(
   );
   const rateLimits = await walkDeleting(
     size,
+    rest,
     (after) => pageOf(db, 'rate_limits', 'key', after, size),
     async (keys) =>
       deleted(
@@ -162,6 +186,7 @@ export async function prune(
   );
   const signinCounts = await walkDeleting(
     size,
+    rest,
     (after) => pageOf(db, 'signin_throttle', 'key', after, size),
     async (keys) =>
       deleted(
@@ -172,7 +197,7 @@ export async function prune(
           .executeTakeFirst(),
       ),
   );
-  const clients = await pruneIdleClients(db, now - config.clientIdleTtl, size);
+  const clients = await pruneIdleClients(db, now - config.clientIdleTtl, size, rest);
   return {
     codes,
     accessTokens,
@@ -205,9 +230,15 @@ async function pageOf(
 }
 
 /** A grant with no code and no token left can never issue anything again. */
-async function pruneGrants(db: Kysely<Database>, createdBefore: number, size: number): Promise<number> {
+async function pruneGrants(
+  db: Kysely<Database>,
+  createdBefore: number,
+  size: number,
+  rest: Rest,
+): Promise<number> {
   return walkDeleting(
     size,
+    rest,
     (after) => pageOf(db, 'grants', 'id', after, size),
     async (keys) =>
       deleted(
@@ -244,9 +275,15 @@ async function pruneGrants(db: Kysely<Database>, createdBefore: number, size: nu
  * `idleBefore` is abandoned. Any grant left — live, or revoked with tokens not yet expired —
  * keeps it. Its remembered consents go with it (ON DELETE CASCADE).
  */
-async function pruneIdleClients(db: Kysely<Database>, idleBefore: number, size: number): Promise<number> {
+async function pruneIdleClients(
+  db: Kysely<Database>,
+  idleBefore: number,
+  size: number,
+  rest: Rest,
+): Promise<number> {
   return walkDeleting(
     size,
+    rest,
     (after) => pageOf(db, 'clients', 'id', after, size),
     async (keys) =>
       deleted(

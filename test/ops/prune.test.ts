@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import { withInstanceLock } from '../../src/ops/instance-lock.js';
-import { PRUNE_MARGIN, prune } from '../../src/ops/prune.js';
+import { PRUNE_MARGIN, prune, restAsLongAsBusy } from '../../src/ops/prune.js';
 import { startPruneSchedule } from '../../src/ops/prune-schedule.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 import { DeleteCounter } from './delete-counter.js';
@@ -175,12 +175,23 @@ for (const dialect of DIALECTS) {
         ticking = setImmediate(tick);
       });
       const batchSize = 10;
+      // Told how long each statement took, between statements (the server's job rests that long).
+      const rests: number[] = [];
+      const rest = async (busyMs: number) => {
+        rests.push(busyMs);
+        await new Promise((resolve) => setImmediate(resolve));
+      };
       let counts: Awaited<ReturnType<typeof prune>>;
       try {
-        counts = await prune(db.withPlugin(counter), t.config, now, { batchSize });
+        counts = await prune(db.withPlugin(counter), t.config, now, { batchSize, rest });
       } finally {
         clearImmediate(ticking);
       }
+      assert.ok(rests.length >= 5 * Math.floor(dead / batchSize), `${rests.length} rests`);
+      assert.ok(
+        rests.every((ms) => Number.isFinite(ms) && ms >= 0),
+        `rests: ${rests.join(', ')}`,
+      );
       assert.deepEqual(counts, {
         codes: 0,
         accessTokens: dead,
@@ -242,6 +253,26 @@ describe('periodic prune in the server', () => {
     } finally {
       await schedule.stop();
       await t.close();
+    }
+  });
+});
+
+describe('prune pacing', () => {
+  it('rests as long as the last statement took, not a turn less', async () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      let done = false;
+      const resting = restAsLongAsBusy(40).then(() => {
+        done = true;
+      });
+      mock.timers.tick(39);
+      await Promise.resolve();
+      assert.equal(done, false);
+      mock.timers.tick(1);
+      await resting;
+      assert.equal(done, true);
+    } finally {
+      mock.timers.reset();
     }
   });
 });

@@ -1,0 +1,92 @@
+/**
+ * How `--grown` starts the server's prune and sees it end: the probe preload holds the interval
+ * timer of the period it is told (and only that one) until the bench fires it, and the prune's end
+ * is read from the server's pino log with its time.
+ */
+import assert from 'node:assert/strict';
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { pruneEnd } from '../../bench/prune-log.js';
+
+const PROBE = join(import.meta.dirname, '..', '..', 'bench', 'servers', 'probe.mjs');
+
+/** A child with the probe preloaded: a held 60 s interval and an ordinary 20 ms one, counted. */
+const CHILD = `
+let held = 0, ordinary = 0;
+setInterval(() => { held++; }, 60000).unref();
+const t = setInterval(() => { ordinary++; }, 20);
+process.on('message', (m) => { if (m.kind === 'count') process.send({ kind: 'count', value: { held, ordinary } }); });
+setTimeout(() => clearInterval(t), 60000).unref();
+process.send({ kind: 'ready', value: {} });
+`;
+
+/** The reply of kind `kind` (the probe also answers the child's own "count" with "unknown"). */
+function ask(
+  child: ReturnType<typeof fork>,
+  message: { kind: string },
+  kind: string,
+): Promise<{ value: Record<string, number> }> {
+  return new Promise((resolve) => {
+    const listen = (reply: { kind: string; value: Record<string, number> }) => {
+      if (reply.kind !== kind) return;
+      child.off('message', listen);
+      resolve(reply);
+    };
+    child.on('message', listen);
+    child.send(message);
+  });
+}
+
+describe('bench probe: a held interval timer', () => {
+  it('runs only when fired, once per firing, and leaves other timers alone', {
+    timeout: 30_000,
+  }, async () => {
+    const child = fork('--eval', [CHILD], {
+      execArgv: ['--import', PROBE, '--input-type=module'],
+      env: { ...process.env, BENCH_HELD_INTERVAL_MS: '60000' },
+    });
+    const ready = new Promise((resolve) => child.once('message', resolve));
+    try {
+      await ready;
+      // The ordinary interval runs as scheduled (waited for, however slow the child's start);
+      // the held one does not, however long that took.
+      let first = await ask(child, { kind: 'count' }, 'count');
+      while (first.value.ordinary === 0) first = await ask(child, { kind: 'count' }, 'count');
+      assert.equal(first.value.held, 0);
+      const fired = await ask(child, { kind: 'interval:fire' }, 'interval:fired');
+      assert.equal(fired.value.timers, 1);
+      assert.equal(typeof fired.value.at, 'number');
+      assert.equal((await ask(child, { kind: 'count' }, 'count')).value.held, 1);
+      await ask(child, { kind: 'interval:fire' }, 'interval:fired');
+      assert.equal((await ask(child, { kind: 'count' }, 'count')).value.held, 2);
+    } finally {
+      child.kill();
+    }
+  });
+});
+
+const line = (entry: object) => JSON.stringify({ level: 30, pid: 1, hostname: 'h', ...entry });
+
+describe('bench prune log', () => {
+  const log = [
+    line({ time: 1000, msg: 'pruned dead rows', pruned: { grants: 1 } }),
+    'not json: pruned dead rows',
+    line({ time: 5000, msg: 'request completed' }),
+    line({ time: 7000, msg: 'pruned dead rows', pruned: { grants: 2, accessTokens: 9 } }),
+    '{"time": 8000, "msg": "pruned dead ro',
+  ].join('\n');
+
+  it('answers the first prune that ended after the bench fired it, with its time', () => {
+    assert.deepEqual(pruneEnd(log, 2000), { at: 7000, pruned: { grants: 2, accessTokens: 9 } });
+  });
+
+  it('answers nothing while no prune has ended since then', () => {
+    assert.equal(pruneEnd(log, 7001), undefined);
+  });
+
+  it('fails when the prune failed', () => {
+    const failed = `${log}\n${line({ time: 9000, msg: 'prune failed; retrying at the next interval', err: { message: 'disk I/O error' } })}`;
+    assert.throws(() => pruneEnd(failed, 7001), /prune failed: disk I\/O error/);
+  });
+});

@@ -102,6 +102,29 @@ async function walkDeleting(
   }
 }
 
+/** The tables whose rows die at their own `expires_at`, and each one's primary key. */
+const EXPIRING = {
+  authorization_codes: 'code_hash',
+  access_tokens: 'token_hash',
+  refresh_tokens: 'token_hash',
+} as const;
+
+/** Deletes up to `size` rows of `table` that expired by `dead`, found through its expires_at index. */
+async function deleteExpired(
+  db: Kysely<Database>,
+  table: keyof typeof EXPIRING,
+  dead: number,
+  size: number,
+): Promise<number> {
+  const key = EXPIRING[table];
+  return deleted(
+    await db
+      .deleteFrom(table)
+      .where(key, 'in', db.selectFrom(table).select(key).where('expires_at', '<=', dead).limit(size))
+      .executeTakeFirst(),
+  );
+}
+
 /** Deletes every dead row; returns how many of each kind went. */
 export async function prune(
   db: Kysely<Database>,
@@ -114,47 +137,10 @@ export async function prune(
   const dead = now - PRUNE_MARGIN;
   // Consumed codes stay until they expire: a replay inside the lifetime must still be recognised
   // (RFC 6749 §4.1.2) and revoke what the code issued.
-  const codes = await untilDone(size, rest, async () =>
-    deleted(
-      await db
-        .deleteFrom('authorization_codes')
-        .where(
-          'code_hash',
-          'in',
-          db
-            .selectFrom('authorization_codes')
-            .select('code_hash')
-            .where('expires_at', '<=', dead)
-            .limit(size),
-        )
-        .executeTakeFirst(),
-    ),
-  );
+  const codes = await untilDone(size, rest, () => deleteExpired(db, 'authorization_codes', dead, size));
   // Rotated refresh tokens stay until their own expiry, so reuse is detected (RFC 9700 §4.14.2).
-  const accessTokens = await untilDone(size, rest, async () =>
-    deleted(
-      await db
-        .deleteFrom('access_tokens')
-        .where(
-          'token_hash',
-          'in',
-          db.selectFrom('access_tokens').select('token_hash').where('expires_at', '<=', dead).limit(size),
-        )
-        .executeTakeFirst(),
-    ),
-  );
-  const refreshTokens = await untilDone(size, rest, async () =>
-    deleted(
-      await db
-        .deleteFrom('refresh_tokens')
-        .where(
-          'token_hash',
-          'in',
-          db.selectFrom('refresh_tokens').select('token_hash').where('expires_at', '<=', dead).limit(size),
-        )
-        .executeTakeFirst(),
-    ),
-  );
+  const accessTokens = await untilDone(size, rest, () => deleteExpired(db, 'access_tokens', dead, size));
+  const refreshTokens = await untilDone(size, rest, () => deleteExpired(db, 'refresh_tokens', dead, size));
   const grants = await pruneGrants(db, now - config.codeTtl - PRUNE_MARGIN, size, rest);
   const sessions = await walkDeleting(
     size,

@@ -18,7 +18,7 @@ import {
   RotationPending,
   rotateKeys,
 } from '../../src/signing-keys/key-store.js';
-import { openStorage } from '../../src/storage/connect.js';
+import { type DialectName, openStorage, type Storage } from '../../src/storage/connect.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { migrations } from '../../src/storage/migrations/index.js';
 import type { Account } from '../../src/storage/schema.js';
@@ -197,18 +197,32 @@ describe('JWKS_MAX_AGE', () => {
   });
 });
 
+/** Runs `body` on a fresh database migrated up to `migration` (inclusive), then drops it. */
+async function atMigration(
+  dialect: DialectName,
+  migration: string,
+  body: (storage: Storage, schema: string | undefined) => Promise<void>,
+): Promise<void> {
+  const schema = dialect === 'postgres' ? newSchemaName() : undefined;
+  const storage = await openStorage(dialect === 'postgres' ? PG_URL! : 'sqlite::memory:', { schema });
+  try {
+    const migrator = new Migrator({
+      db: storage.db,
+      provider: { getMigrations: async () => migrations },
+      ...(schema ? { migrationTableSchema: schema } : {}),
+    });
+    assert.equal((await migrator.migrateTo(migration)).error, undefined);
+    await body(storage, schema);
+  } finally {
+    await storage.close();
+    if (schema) await dropSchema(schema);
+  }
+}
+
 for (const dialect of DIALECTS) {
   describe(`migration 0110-signing-key-activation [${dialect}]`, () => {
     it('a key made before pre-publication keeps signing: it has been active since it was made', async () => {
-      const schema = dialect === 'postgres' ? newSchemaName() : undefined;
-      const storage = await openStorage(dialect === 'postgres' ? PG_URL! : 'sqlite::memory:', { schema });
-      try {
-        const migrator = new Migrator({
-          db: storage.db,
-          provider: { getMigrations: async () => migrations },
-          ...(schema ? { migrationTableSchema: schema } : {}),
-        });
-        assert.equal((await migrator.migrateTo('0040-refresh-successor')).error, undefined);
+      await atMigration(dialect, '0040-refresh-successor', async (storage, schema) => {
         // biome-ignore lint/suspicious/noExplicitAny: the table as it was before 0110
         await (storage.db as Kysely<any>)
           .insertInto('signing_keys')
@@ -218,10 +232,7 @@ for (const dialect of DIALECTS) {
         const row = await storage.db.selectFrom('signing_keys').selectAll().executeTakeFirstOrThrow();
         assert.equal(row.activates_at, 1000);
         assert.equal(keyState(row, 2000).state, 'current');
-      } finally {
-        await storage.close();
-        if (schema) await dropSchema(schema);
-      }
+      });
     });
   });
 }
@@ -229,15 +240,7 @@ for (const dialect of DIALECTS) {
 for (const dialect of DIALECTS) {
   describe(`migration 0120-id-token-algorithms [${dialect}]`, () => {
     it('a database from before ES256 and EdDSA keeps its RS256 key and clients, and gains a key of each new algorithm at start', async () => {
-      const schema = dialect === 'postgres' ? newSchemaName() : undefined;
-      const storage = await openStorage(dialect === 'postgres' ? PG_URL! : 'sqlite::memory:', { schema });
-      try {
-        const migrator = new Migrator({
-          db: storage.db,
-          provider: { getMigrations: async () => migrations },
-          ...(schema ? { migrationTableSchema: schema } : {}),
-        });
-        assert.equal((await migrator.migrateTo('0110-signing-key-activation')).error, undefined);
+      await atMigration(dialect, '0110-signing-key-activation', async (storage, schema) => {
         const old = await newKeyMaterial('RS256', undefined);
         // biome-ignore lint/suspicious/noExplicitAny: the tables as they were before 0120
         const before = storage.db as Kysely<any>;
@@ -285,10 +288,7 @@ for (const dialect of DIALECTS) {
         assert.equal(store.signingKey('RS256').kid, old.kid, 'the RS256 key keeps signing');
         for (const row of rows) assert.equal(keyState(row, 2000).state, 'current');
         assert.deepEqual([...store.publishedKids()].sort(), rows.map((r) => r.kid).sort());
-      } finally {
-        await storage.close();
-        if (schema) await dropSchema(schema);
-      }
+      });
     });
   });
 }

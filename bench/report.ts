@@ -1,5 +1,5 @@
 /**
- * The results table and the targets of issue 7, as Markdown: printed, and written into
+ * The results table and the targets of issue 22, as Markdown: printed, and written into
  * docs/performance.md between markers so the hand-written analysis around it stays.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,7 +19,8 @@ export interface Target {
 }
 
 const PEER_RATIO = 2;
-const BASELINE_RATIO: Partial<Record<ScenarioName, number>> = { discovery: 0.7, jwks: 0.7, api: 0.6 };
+/** Issue 22's targets against bare Fastify (issue 7 asked for 70%, 70% and 60%). */
+const BASELINE_RATIO: Partial<Record<ScenarioName, number>> = { discovery: 0.85, jwks: 0.85, api: 0.8 };
 
 const fmt = (n: number | undefined, digits = 0) => (n === undefined ? '–' : n.toFixed(digits));
 const ratio = (a: number | undefined, b: number | undefined) =>

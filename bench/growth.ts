@@ -22,7 +22,7 @@ import { GROWN_SCENARIOS, type GrowthOptions } from './growth-options.js';
 import { fillLine, grownTable, type PruneRun, pruneTable } from './growth-report.js';
 import type { Measurement } from './load.js';
 import { describeMachine } from './machine.js';
-import { Contender, measureTogether, type Row, type RunSettings } from './measure.js';
+import { Contender, measureTogether, type Row, type RunSettings, runSettings } from './measure.js';
 import type { BenchOptions } from './options.js';
 import { pruneEnd } from './prune-log.js';
 import { REPORT_PATH, writeBlock } from './report.js';
@@ -222,12 +222,7 @@ async function compareAndPrune(
 export async function runGrowth(options: BenchOptions, dataDir: string, log: Log): Promise<void> {
   const grown = options.grown!;
   const machine = describeMachine();
-  const settings: RunSettings = {
-    duration: options.duration,
-    warmup: options.warmup,
-    runs: options.runs,
-    log,
-  };
+  const settings = runSettings(options, log);
   const dbs = new Databases(grown, dataDir);
   try {
     const { rows, fill: filled, prune } = await compareAndPrune(options, grown, dbs, settings, log);

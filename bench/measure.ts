@@ -36,6 +36,14 @@ export interface RunSettings {
   readonly log: (line: string) => void;
 }
 
+/** The run settings the command line chose. */
+export function runSettings(
+  options: Pick<RunSettings, 'duration' | 'warmup' | 'runs'>,
+  log: RunSettings['log'],
+): RunSettings {
+  return { duration: options.duration, warmup: options.warmup, runs: options.runs, log };
+}
+
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);

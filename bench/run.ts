@@ -15,7 +15,7 @@ import { pinSelf } from './child.js';
 import { Fixture } from './fixture.js';
 import { runGrowth } from './growth.js';
 import { describeMachine } from './machine.js';
-import { Contender, measureTogether, type Row, type RunSettings } from './measure.js';
+import { Contender, measureTogether, type Row, type RunSettings, runSettings } from './measure.js';
 import { type BenchOptions, parseOptions } from './options.js';
 import { writePostgresReport } from './postgres-report.js';
 import {
@@ -131,12 +131,7 @@ async function measureAll(servers: Servers, options: BenchOptions, settings: Run
 
 async function benchmark(options: BenchOptions, dataDir: string): Promise<void> {
   const machine = describeMachine();
-  const settings: RunSettings = {
-    duration: options.duration,
-    warmup: options.warmup,
-    runs: options.runs,
-    log,
-  };
+  const settings = runSettings(options, log);
   const servers = await startServers(options, dataDir);
   let rows: Row[];
   try {

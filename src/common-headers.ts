@@ -24,10 +24,17 @@ export function setCommonHeaders(reply: FastifyReply, requestId: string, hsts: b
   if (hsts) reply.header('strict-transport-security', HSTS);
 }
 
+/**
+ * Set when the request arrives, by the first root hook, so every answer after it carries them:
+ * the route's, the 404 handler's, and an error's (Fastify's error path keeps headers already set
+ * but for content-type and content-length). Not an onSend hook: with none, Fastify skips its
+ * onSend hook runner for every answer (docs/performance.md, "What is close to its target").
+ * Guarded by test/http/response-headers.test.ts and the hostile-input suite.
+ */
 export function installCommonHeaders(app: FastifyInstance, issuer: string): void {
   const hsts = usesHsts(issuer);
-  app.addHook('onSend', (request, reply, payload, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     setCommonHeaders(reply, request.id, hsts);
-    done(null, payload);
+    done();
   });
 }

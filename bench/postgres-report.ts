@@ -19,25 +19,28 @@ export interface Minimum {
 }
 
 /**
- * A request that touches the database needs one statement in one transaction: its reads joined
- * into one SELECT, its checks in the WHERE and its atomic writes in one statement of
- * data-modifying CTEs (a code exchange: consume the code where every check holds, insert the
- * tokens and the audit row from what that RETURNs). BEGIN … COMMIT with one statement per
- * read and write is one transaction too, at 2 + reads + writes round trips.
+ * A read-only request, and a registration, need one statement (reads joined into one SELECT, a
+ * registration's two rows as data-modifying CTEs of one INSERT): PostgreSQL runs it as a
+ * transaction of its own, without BEGIN or COMMIT. A token request and a revocation need one
+ * read before their write: the client must be read (and the token endpoint's rate limit counted
+ * in memory) before anything is written, and its secret, the code's redirect_uri and PKCE and the
+ * refresh token's checks run on the rows read, with their own error answers. So one transaction
+ * of BEGIN, one read, one write (data-modifying CTEs) and COMMIT: four round trips.
  */
 const ONE = { transactions: 1, statements: 1 };
+const READ_THEN_WRITE = { transactions: 1, statements: 4 };
 
 export const MINIMUM: Record<ScenarioName, Minimum> = {
   discovery: { transactions: 0, statements: 0 },
   jwks: { transactions: 0, statements: 0 },
   registration: ONE,
-  code: ONE,
-  'code-oidc': ONE,
-  'code-oidc-es256': ONE,
-  refresh: ONE,
+  code: READ_THEN_WRITE,
+  'code-oidc': READ_THEN_WRITE,
+  'code-oidc-es256': READ_THEN_WRITE,
+  refresh: READ_THEN_WRITE,
   userinfo: ONE,
   introspection: ONE,
-  revocation: ONE,
+  revocation: READ_THEN_WRITE,
   api: ONE,
 };
 

@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import { countAuditEvent } from '../ops/metrics.js';
 import { prepared } from '../storage/prepared.js';
-import type { Database } from '../storage/schema.js';
+import type { AuditEventRow, Database } from '../storage/schema.js';
 
 /** Every kind of audit event, in the order `schoolauth audit list --help` names them. */
 export const AUDIT_KINDS = [
@@ -61,14 +61,28 @@ const insertEvent = prepared(
 );
 
 export async function recordAudit(db: Kysely<Database>, event: AuditInput, now: number): Promise<void> {
-  await insertEvent.run(
-    db,
-    now,
-    event.kind,
-    event.accountId ?? null,
-    event.clientId ?? null,
-    event.ip ?? null,
-    JSON.stringify(event.detail ?? {}),
-  );
-  countAuditEvent(event.kind);
+  const row = auditRow(event, now);
+  await insertEvent.run(db, row.at, row.kind, row.account_id, row.client_id, row.ip, row.detail);
+  auditWritten(event.kind);
+}
+
+/**
+ * The row recordAudit writes, for a statement that writes it together with what it records
+ * (PostgreSQL's data-modifying CTEs, docs/performance.md "PostgreSQL"); the caller calls
+ * auditWritten once the statement says the row was written.
+ */
+export function auditRow(event: AuditInput, now: number): AuditEventRow {
+  return {
+    at: now,
+    kind: event.kind,
+    account_id: event.accountId ?? null,
+    client_id: event.clientId ?? null,
+    ip: event.ip ?? null,
+    detail: JSON.stringify(event.detail ?? {}),
+  };
+}
+
+/** Counts an audit event written by another statement than recordAudit's (src/ops/metrics.ts). */
+export function auditWritten(kind: AuditKind): void {
+  countAuditEvent(kind);
 }

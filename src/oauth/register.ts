@@ -5,7 +5,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { recordAudit } from '../audit/audit.js';
+import { type AuditInput, auditRow, auditWritten, recordAudit } from '../audit/audit.js';
 import type { AppContext } from '../context.js';
 import { mintSecret, randomId } from '../crypto/tokens.js';
 import { DISPLAY_TEXT_PATTERN } from '../display-text.js';
@@ -14,6 +14,8 @@ import { OAuthError } from '../errors.js';
 import { PATHS } from '../paths.js';
 import type { EndpointLimits } from '../rate-limit/endpoint-limits.js';
 import { insertClient } from '../storage/clients.repository.js';
+import { dialectOf } from '../storage/dialect.js';
+import { insertClientWithAudit } from '../storage/registration.repository.js';
 import type { Client } from '../storage/schema.js';
 import { inTransaction } from '../storage/transaction.js';
 import { type ClientMetadata, MAX_REDIRECT_URIS, validateRegistration } from './client-metadata.js';
@@ -142,23 +144,27 @@ export async function registerRoutes(
       const now = ctx.now();
       const id = randomId('dyn_');
       const secret = meta.authMethod === 'none' ? undefined : mintSecret('clientSecret');
-      // The client and its audit row commit together: one commit per registration.
-      await inTransaction(ctx.db, async (trx) => {
-        await insertClient(trx, clientRow(id, meta, secret?.hash ?? null, now));
-        await recordAudit(
-          trx,
-          {
-            kind: 'client.registered',
-            clientId: id,
-            ip: request.ip,
-            detail: {
-              token_endpoint_auth_method: meta.authMethod,
-              redirect_uris: meta.redirectUris.join(' '),
-            },
-          },
-          now,
-        );
-      });
+      const row = clientRow(id, meta, secret?.hash ?? null, now);
+      const audit: AuditInput = {
+        kind: 'client.registered',
+        clientId: id,
+        ip: request.ip,
+        detail: {
+          token_endpoint_auth_method: meta.authMethod,
+          redirect_uris: meta.redirectUris.join(' '),
+        },
+      };
+      // The client and its audit row commit together: one commit per registration. PostgreSQL:
+      // one statement (a data-modifying CTE), so one round trip and no BEGIN or COMMIT.
+      if (dialectOf(ctx.db) === 'postgres') {
+        await insertClientWithAudit(ctx.db, row, auditRow(audit, now));
+        auditWritten(audit.kind);
+      } else {
+        await inTransaction(ctx.db, async (trx) => {
+          await insertClient(trx, row);
+          await recordAudit(trx, audit, now);
+        });
+      }
       request.log.info({ clientId: id }, 'client registered');
       return reply
         .code(201)

@@ -7,12 +7,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Transaction } from 'kysely';
-import { recordAudit } from '../audit/audit.js';
+import { type AuditInput, auditWritten, recordAudit } from '../audit/audit.js';
 import type { AppContext } from '../context.js';
 import { hashSecret } from '../crypto/tokens.js';
 import { PATHS } from '../paths.js';
+import { dialectOf } from '../storage/dialect.js';
 import { revokeGrantsWithin } from '../storage/grants.repository.js';
 import { findRefreshToken } from '../storage/refresh-tokens.repository.js';
+import { revokeAccessTokenWithAudit } from '../storage/revocation.repository.js';
 import type { Client, Database } from '../storage/schema.js';
 import { revokeAccessToken } from '../storage/tokens.repository.js';
 import { inTransaction } from '../storage/transaction.js';
@@ -42,7 +44,59 @@ export const TokenLookupBody = Type.Object(
   { additionalProperties: true },
 );
 
-type Revoked = { kind: 'access' | 'refresh'; grantId: string; accountId: string } | undefined;
+type Revoked =
+  | {
+      kind: 'access' | 'refresh';
+      grantId: string;
+      accountId: string;
+      /** Its audit row was written with it (PostgreSQL, one statement). */
+      audited: boolean;
+    }
+  | undefined;
+
+/** The audit row of a revocation (SPEC §9). */
+const revocationAudit = (
+  client: Client,
+  ip: string,
+  kind: 'access' | 'refresh',
+  grantId: string,
+  accountId: string,
+) =>
+  ({
+    kind: 'token.revoked',
+    accountId,
+    clientId: client.id,
+    ip,
+    detail: { token_type: kind, grant_id: grantId },
+  }) satisfies AuditInput;
+
+/**
+ * Revokes one access token of this client. PostgreSQL: with its audit row, in one statement
+ * (the detail written there is the one revocationAudit gives, grant_id last).
+ */
+async function revokeAccess(
+  trx: Transaction<Database>,
+  client: Client,
+  hash: string,
+  ip: string,
+  now: number,
+): Promise<Revoked> {
+  if (dialectOf<Database>(trx) !== 'postgres') {
+    const row = await revokeAccessToken(trx, hash, client.id, now);
+    return row && { kind: 'access', grantId: row.grant_id, accountId: row.account_id, audited: false };
+  }
+  const row = await revokeAccessTokenWithAudit(trx, hash, client.id, now, {
+    at: now,
+    kind: 'token.revoked',
+    client_id: client.id,
+    ip,
+    // revocationAudit's detail but for grant_id, which the statement appends from the token row.
+    detail: JSON.stringify({ token_type: 'access' }),
+  });
+  if (!row) return undefined;
+  auditWritten('token.revoked');
+  return { kind: 'access', grantId: row.grant_id, accountId: row.account_id, audited: true };
+}
 
 /**
  * Revokes a refresh token's whole grant (SPEC §7: its access tokens too) or one access token.
@@ -53,18 +107,16 @@ async function revokeIn(
   client: Client,
   hash: string,
   hint: string | undefined,
+  ip: string,
   now: number,
 ): Promise<Revoked> {
   const tryRefresh = async (): Promise<Revoked> => {
     const row = await findRefreshToken(trx, hash);
     if (!row || row.client_id !== client.id) return undefined;
     await revokeGrantsWithin(trx, [row.grant_id], now);
-    return { kind: 'refresh', grantId: row.grant_id, accountId: row.account_id };
+    return { kind: 'refresh', grantId: row.grant_id, accountId: row.account_id, audited: false };
   };
-  const tryAccess = async (): Promise<Revoked> => {
-    const row = await revokeAccessToken(trx, hash, client.id, now);
-    return row && { kind: 'access', grantId: row.grant_id, accountId: row.account_id };
-  };
+  const tryAccess = () => revokeAccess(trx, client, hash, ip, now);
   const order = hint === 'refresh_token' ? [tryRefresh, tryAccess] : [tryAccess, tryRefresh];
   for (const attempt of order) {
     const revoked = await attempt();
@@ -84,17 +136,11 @@ async function revokeOwnToken(
   const hash = hashSecret(token);
   await inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
-    const revoked = await revokeIn(trx, client, hash, hint, now);
-    if (!revoked) return;
+    const revoked = await revokeIn(trx, client, hash, hint, ip, now);
+    if (!revoked || revoked.audited) return;
     await recordAudit(
       trx,
-      {
-        kind: 'token.revoked',
-        accountId: revoked.accountId,
-        clientId: client.id,
-        ip,
-        detail: { token_type: revoked.kind, grant_id: revoked.grantId },
-      },
+      revocationAudit(client, ip, revoked.kind, revoked.grantId, revoked.accountId),
       now,
     );
   });

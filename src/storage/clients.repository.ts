@@ -28,8 +28,13 @@ export const CLIENT_TOUCH_INTERVAL = 60;
  * commit of its own (docs/performance.md).
  */
 export async function touchClient(db: Kysely<Database>, client: Client, now: number): Promise<void> {
-  if (client.last_used_at !== null && now - client.last_used_at < CLIENT_TOUCH_INTERVAL) return;
+  if (!clientTouchDue(client, now)) return;
   await touch.run(db, client.id, now);
+}
+
+/** Whether touchClient would write now (a statement that writes more may write it instead). */
+export function clientTouchDue(client: Client, now: number): boolean {
+  return client.last_used_at === null || now - client.last_used_at >= CLIENT_TOUCH_INTERVAL;
 }
 
 /** Parsed redirect URIs of a client row. */

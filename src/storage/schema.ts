@@ -253,3 +253,5 @@ export type AuthorizationCode = Selectable<AuthorizationCodesTable>;
 export type AccessToken = Selectable<AccessTokensTable>;
 export type RefreshToken = Selectable<RefreshTokensTable>;
 export type AuditEvent = Selectable<AuditEventsTable>;
+/** An audit row as written: every column but the generated id. */
+export type AuditEventRow = Omit<AuditEvent, 'id'>;

@@ -57,12 +57,22 @@ describe('round trips per request from PostgreSQL statistics', () => {
   });
 
   it('judges a scenario against its minimum, a little rate-limit flush allowed', () => {
-    const code = MINIMUM.code;
-    const at = (transactions: number, statements: number) =>
-      meetsMinimum({ requests: 1, transactions, rollbacks: 0, statements, top: [] }, code);
-    assert.equal(at(1, 1), true);
-    assert.equal(at(1.01, 1.02), true);
-    assert.equal(at(3, 9), false, 'three transactions');
-    assert.equal(at(1, 9), false, 'one transaction, nine round trips');
+    const at = (scenario: keyof typeof MINIMUM, transactions: number, statements: number) =>
+      meetsMinimum({ requests: 1, transactions, rollbacks: 0, statements, top: [] }, MINIMUM[scenario]);
+    assert.equal(at('userinfo', 1, 1), true);
+    assert.equal(at('userinfo', 1.01, 1.02), true);
+    assert.equal(at('userinfo', 1, 2), false, 'two reads');
+    assert.equal(at('code', 1, 4), true, 'BEGIN, read, write, COMMIT');
+    assert.equal(at('code', 1.01, 4.05), true);
+    assert.equal(at('code', 3, 9), false, 'three transactions');
+    assert.equal(at('code', 1, 9), false, 'one transaction, nine round trips');
+    assert.equal(at('code', 1, 5), false, 'one transaction, five round trips');
+  });
+
+  it('holds registration to one statement and the token endpoint and revocation to read-then-write', () => {
+    assert.deepEqual(MINIMUM.registration, { transactions: 1, statements: 1 });
+    for (const scenario of ['code', 'code-oidc', 'code-oidc-es256', 'refresh', 'revocation'] as const) {
+      assert.deepEqual(MINIMUM[scenario], { transactions: 1, statements: 4 }, scenario);
+    }
   });
 });

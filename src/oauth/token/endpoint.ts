@@ -10,6 +10,7 @@ import { OAuthError } from '../../errors.js';
 import { PATHS } from '../../paths.js';
 import type { EndpointLimits } from '../../rate-limit/endpoint-limits.js';
 import { touchClient } from '../../storage/clients.repository.js';
+import { dialectOf } from '../../storage/dialect.js';
 import type { Client } from '../../storage/schema.js';
 import { authenticateClient } from '../client-auth.js';
 import { clientCredentials, param, requireForm } from '../form-request.js';
@@ -18,6 +19,7 @@ import { CLIENT_AUTH_SECURITY, NO_STORE, OAuthErrorBody } from '../wire-schemas.
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
 import type { TokenResponseBody } from './issue.js';
+import { type GrantType, joinedRead } from './joined-read.js';
 import { TokenRequest } from './params.js';
 
 const TokenResponse = Type.Object({
@@ -34,12 +36,7 @@ const TokenResponse = Type.Object({
   ),
 });
 
-const GRANTS = {
-  authorization_code: authorizationCodeGrant,
-  refresh_token: refreshTokenGrant,
-} as const;
-
-function grantOf(value: string | undefined): keyof typeof GRANTS {
+function grantOf(value: string | undefined): GrantType {
   if (value === undefined) {
     throw new OAuthError(
       'invalid_request',
@@ -85,21 +82,26 @@ export async function tokenRoutes(
       const grantType = grantOf(param(params.grant_type));
       // PostgreSQL: one transaction from the client's lookup to the last write (request-transaction.ts).
       const body = await inRequestTransaction(ctx.db, async (db): Promise<TokenResponseBody> => {
+        // PostgreSQL: the code or refresh token is read with the client, in one statement.
+        const joined = dialectOf(db) === 'postgres' ? joinedRead(db, grantType, params) : undefined;
         // RATE_LIMIT_TOKEN per known client (per IP for a made-up client_id): counted once the
         // client is looked up, before its secret is checked or the grant runs.
-        const client = await authenticateClient({ db }, clientCredentials(request), (known) =>
-          limits.token(request, known),
+        const client = await authenticateClient(
+          { db },
+          clientCredentials(request),
+          (known) => limits.token(request, known),
+          joined?.read,
         );
         checkClientGrant(client, grantType);
         // SQLite: the context itself (db is ctx.db), nothing new per request.
-        const issued = await GRANTS[grantType](
-          db === ctx.db ? ctx : { ...ctx, db },
-          client,
-          params,
-          request.ip,
-        );
-        await touchClient(db, client, ctx.now());
-        return issued;
+        const grantCtx = db === ctx.db ? ctx : { ...ctx, db };
+        const issued =
+          grantType === 'authorization_code'
+            ? await authorizationCodeGrant(grantCtx, client, params, request.ip, joined?.code())
+            : await refreshTokenGrant(grantCtx, client, params, request.ip, joined?.refreshToken());
+        // PostgreSQL: the grant's one write statement recorded it already.
+        if (!issued.clientUseRecorded) await touchClient(db, client, ctx.now());
+        return issued.body;
       });
       return reply.headers(NO_STORE).send(body);
     },

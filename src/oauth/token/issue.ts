@@ -67,6 +67,23 @@ export interface TokenResponseBody {
   id_token?: string;
 }
 
+/** What a grant answers with, and whether its write already recorded the client's use. */
+export interface Issued {
+  readonly body: TokenResponseBody;
+  /** True when the grant's one statement wrote the client's last_used_at (PostgreSQL) when due. */
+  readonly clientUseRecorded: boolean;
+}
+
+/**
+ * The code or refresh token row read in the same statement as the client (PostgreSQL,
+ * src/storage/client-joined-reads.repository.ts), with the key it was read by; undefined row:
+ * no such row.
+ */
+export interface ReadWithClient<T> {
+  readonly hash: string;
+  readonly row: T | undefined;
+}
+
 export interface ResponseInput {
   readonly accessToken: string;
   readonly accessExpiresAt: number;

@@ -3,22 +3,26 @@
  * the client it was issued to, with the redirect URI and the PKCE verifier of its request. Every
  * code this client cannot use gets one answer (unusableCode), whatever the reason.
  */
-import { recordAudit } from '../../../audit/audit.js';
+import { type AuditInput, auditRow, auditWritten, recordAudit } from '../../../audit/audit.js';
 import type { AppContext } from '../../../context.js';
 import { hashSecret, mintSecret } from '../../../crypto/tokens.js';
 import type { OAuthError } from '../../../errors.js';
+import { clientTouchDue } from '../../../storage/clients.repository.js';
 import { consumeCode, findCode } from '../../../storage/codes.repository.js';
+import { dialectOf } from '../../../storage/dialect.js';
 import { revokeGrants } from '../../../storage/grants.repository.js';
-import type { AuthorizationCode, Client } from '../../../storage/schema.js';
+import { redeemCodeAndIssue } from '../../../storage/issuance-statements.repository.js';
+import type { AccessToken, AuthorizationCode, Client, RefreshToken } from '../../../storage/schema.js';
 import { insertTokenSet, touchLiveGrant } from '../../../storage/tokens.repository.js';
 import { inTransaction } from '../../../storage/transaction.js';
 import { codeVerifierProblem, verifyS256 } from '../../pkce.js';
 import { splitScope } from '../../scopes.js';
 import {
   accessTokenRow,
+  type Issued,
+  type ReadWithClient,
   refreshTokenRow,
   type TokenOwner,
-  type TokenResponseBody,
   tokenResponse,
 } from '../issue.js';
 import { checkResource, invalidGrant, required, type TokenParams, unusableCode } from '../params.js';
@@ -64,18 +68,69 @@ async function replayed(ctx: AppContext, code: AuthorizationCode, ip: string): P
   return unusableCode();
 }
 
+/** How the redemption's writes ended: the code was used before, the grant is revoked, or tokens were written. */
+type Redemption = 'replayed' | 'revoked' | 'issued';
+
+interface RedemptionWrites {
+  readonly codeHash: string;
+  readonly grantId: string;
+  readonly access: AccessToken;
+  readonly refresh: RefreshToken | undefined;
+  readonly audit: AuditInput;
+  readonly client: Client;
+  readonly now: number;
+}
+
+/**
+ * SQLite: one transaction, statement by statement: consume, check the grant is live, write the
+ * tokens. A concurrent replay blocks on the code row until this commits, then revokes what was
+ * written here.
+ */
+function redeemInSteps(ctx: AppContext, w: RedemptionWrites): Promise<Redemption> {
+  return inTransaction(ctx.db, async (trx) => {
+    if (!(await consumeCode(trx, w.codeHash, w.now))) return 'replayed' as const;
+    if (!(await touchLiveGrant(trx, w.grantId, w.now))) return 'revoked' as const;
+    await insertTokenSet(trx, w.access, w.refresh);
+    // In the same transaction: one commit, and no tokens without their audit row.
+    await recordAudit(trx, w.audit, w.now);
+    return 'issued' as const;
+  });
+}
+
+/**
+ * PostgreSQL: the same writes, with the same conditions, as one statement of data-modifying CTEs
+ * (src/storage/issuance-statements.repository.ts), the client's last use with them. A code
+ * consumed before (or by a concurrent request, on any instance: the row lock decides) spends
+ * nothing and writes nothing: 'replayed', as consumeCode answered.
+ */
+async function redeemInOneStatement(ctx: AppContext, w: RedemptionWrites): Promise<Redemption> {
+  const outcome = await redeemCodeAndIssue(ctx.db, w.codeHash, {
+    now: w.now,
+    access: w.access,
+    refresh: w.refresh,
+    audit: auditRow(w.audit, w.now),
+    touchClientId: clientTouchDue(w.client, w.now) ? w.client.id : undefined,
+  });
+  if (!outcome.spent) return 'replayed';
+  if (outcome.authTime === undefined) return 'revoked';
+  auditWritten(w.audit.kind);
+  return 'issued';
+}
+
 export async function authorizationCodeGrant(
   ctx: AppContext,
   client: Client,
   params: TokenParams,
   ip: string,
-): Promise<TokenResponseBody> {
+  read?: ReadWithClient<AuthorizationCode>,
+): Promise<Issued> {
   const hint = 'the authorization_code grant needs code, redirect_uri, client_id and code_verifier';
   const codeValue = required(params.code, 'code', hint);
   required(params.redirect_uri, 'redirect_uri', hint);
   required(params.code_verifier, 'code_verifier', hint);
   const codeHash = hashSecret(codeValue);
-  const code = await findCode(ctx.db, codeHash);
+  // PostgreSQL: the row was read with the client, in the same statement.
+  const code = read?.hash === codeHash ? read.row : await findCode(ctx.db, codeHash);
   // RFC 6749 §4.1.3: the code must have been issued to the authenticated (or identified) client;
   // another client's code is answered like an unknown one and changes nothing.
   if (!code || code.client_id !== client.id) throw unusableCode();
@@ -95,30 +150,27 @@ export async function authorizationCodeGrant(
     ? mintSecret('refreshToken')
     : undefined;
   const accessRow = accessTokenRow(ctx, owner, access, scopes, now);
-  // One transaction: consume, check the grant is live, write the tokens. A concurrent replay
-  // blocks on the code row until this commits, then revokes what was written here.
-  const outcome = await inTransaction(ctx.db, async (trx) => {
-    if (!(await consumeCode(trx, codeHash, now))) return 'replayed' as const;
-    if (!(await touchLiveGrant(trx, code.grant_id, now))) return 'revoked' as const;
-    await insertTokenSet(trx, accessRow, refresh && refreshTokenRow(ctx, owner, refresh, scopes, now));
-    // In the same transaction: one commit, and no tokens without their audit row.
-    await recordAudit(
-      trx,
-      {
-        kind: 'token.issued',
-        accountId: code.account_id,
-        clientId: client.id,
-        ip,
-        detail: { grant_id: code.grant_id, grant_type: 'authorization_code' },
-      },
-      now,
-    );
-    return 'issued' as const;
-  });
+  const oneStatement = dialectOf(ctx.db) === 'postgres';
+  const writes: RedemptionWrites = {
+    codeHash,
+    grantId: code.grant_id,
+    access: accessRow,
+    refresh: refresh && refreshTokenRow(ctx, owner, refresh, scopes, now),
+    audit: {
+      kind: 'token.issued',
+      accountId: code.account_id,
+      clientId: client.id,
+      ip,
+      detail: { grant_id: code.grant_id, grant_type: 'authorization_code' },
+    },
+    client,
+    now,
+  };
+  const outcome = oneStatement ? await redeemInOneStatement(ctx, writes) : await redeemInSteps(ctx, writes);
   if (outcome === 'replayed') throw await replayed(ctx, code, ip);
   if (outcome === 'revoked') throw unusableCode();
 
-  return tokenResponse(ctx, {
+  const body = await tokenResponse(ctx, {
     accessToken: access.value,
     accessExpiresAt: accessRow.expires_at,
     refreshToken: refresh?.value,
@@ -129,4 +181,5 @@ export async function authorizationCodeGrant(
     idTokenAlg: client.id_token_signed_response_alg,
     now,
   });
+  return { body, clientUseRecorded: oneStatement };
 }

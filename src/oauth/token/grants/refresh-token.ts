@@ -8,14 +8,17 @@
  * the window is treated as stolen: the whole grant's token family is revoked. Every token this
  * client cannot use gets one answer (unusableRefreshToken), whatever the reason.
  */
-import { recordAudit } from '../../../audit/audit.js';
+import { type AuditInput, auditRow, auditWritten, recordAudit } from '../../../audit/audit.js';
 import type { AppContext } from '../../../context.js';
 import { openSuccessor, sealSuccessor } from '../../../crypto/successor-seal.js';
 import { hashSecret, type MintedSecret, mintSecret } from '../../../crypto/tokens.js';
 import { OAuthError } from '../../../errors.js';
+import { clientTouchDue } from '../../../storage/clients.repository.js';
+import { dialectOf } from '../../../storage/dialect.js';
 import { revokeGrants } from '../../../storage/grants.repository.js';
+import { rotateRefreshTokenAndIssue } from '../../../storage/issuance-statements.repository.js';
 import { findRefreshToken, markRotated } from '../../../storage/refresh-tokens.repository.js';
-import type { Client, RefreshToken } from '../../../storage/schema.js';
+import type { AccessToken, Client, RefreshToken } from '../../../storage/schema.js';
 import {
   findAccessTokenByHash,
   grantAuthTime,
@@ -26,9 +29,10 @@ import { inTransaction } from '../../../storage/transaction.js';
 import { isSubset, parseScope, splitScope } from '../../scopes.js';
 import {
   accessTokenRow,
+  type Issued,
+  type ReadWithClient,
   refreshTokenRow,
   type TokenOwner,
-  type TokenResponseBody,
   tokenResponse,
 } from '../issue.js';
 import { checkResource, required, type TokenParams, unusableRefreshToken } from '../params.js';
@@ -92,6 +96,8 @@ interface Rotation {
   readonly now: number;
   /** When the person authenticated for the grant, when already read. */
   readonly authTime?: number;
+  /** The rotation's one statement wrote the client's last use (PostgreSQL). */
+  readonly clientUseRecorded?: boolean;
 }
 
 /**
@@ -134,60 +140,118 @@ async function repeatOf(
   return { next, accessExpiresAt: access.expires_at, scopes: splitScope(access.scopes), now };
 }
 
-/** Rotation and its audit row in one transaction: one commit, and no tokens without their audit row. */
+/** Why a rotation wrote no tokens: another request rotated the token first (or it is revoked), or the grant is revoked. */
+type NoRotation = 'lost' | 'revoked';
+
+interface RotationWrites {
+  readonly tokenHash: string;
+  readonly grantId: string;
+  readonly sealed: string;
+  readonly access: AccessToken;
+  readonly refresh: RefreshToken;
+  readonly audit: AuditInput;
+  readonly client: Client;
+  readonly now: number;
+}
+
+/** SQLite: rotation and its audit row in one transaction: one commit, and no tokens without their audit row. */
+function rotateInSteps(
+  ctx: AppContext,
+  w: RotationWrites,
+): Promise<NoRotation | { authTime: number; clientUseRecorded: boolean }> {
+  return inTransaction(ctx.db, async (trx) => {
+    if (!(await markRotated(trx, w.tokenHash, w.now, w.sealed))) return 'lost' as const;
+    const grant = await touchLiveGrant(trx, w.grantId, w.now);
+    if (!grant) return 'revoked' as const;
+    await insertTokenSet(trx, w.access, w.refresh);
+    await recordAudit(trx, w.audit, w.now);
+    return { authTime: grant.auth_time, clientUseRecorded: false };
+  });
+}
+
+/**
+ * PostgreSQL: the same writes, with markRotated's and touchLiveGrant's conditions, as one
+ * statement of data-modifying CTEs (src/storage/issuance-statements.repository.ts), the client's
+ * last use with them. A token rotated first by a concurrent request (on any instance: the row
+ * lock decides) or revoked rotates nothing and writes nothing: 'lost', as markRotated answered.
+ */
+async function rotateInOneStatement(
+  ctx: AppContext,
+  w: RotationWrites,
+): Promise<NoRotation | { authTime: number; clientUseRecorded: boolean }> {
+  const outcome = await rotateRefreshTokenAndIssue(ctx.db, w.tokenHash, w.sealed, {
+    now: w.now,
+    access: w.access,
+    refresh: w.refresh,
+    audit: auditRow(w.audit, w.now),
+    touchClientId: clientTouchDue(w.client, w.now) ? w.client.id : undefined,
+  });
+  if (!outcome.spent) return 'lost';
+  if (outcome.authTime === undefined) return 'revoked';
+  auditWritten(w.audit.kind);
+  return { authTime: outcome.authTime, clientUseRecorded: true };
+}
+
+/** Rotates the token and writes its successor pair and audit row, all or nothing. */
 async function rotate(
   ctx: AppContext,
   row: RefreshToken,
   owner: TokenOwner,
+  client: Client,
   presented: string,
   scopes: string[],
   ip: string,
   now: number,
-) {
+): Promise<NoRotation | Rotation> {
   const next = freshSuccessor();
   const sealed = sealSuccessor(presented, {
     accessToken: next.access.value,
     refreshToken: next.refresh.value,
   });
   const accessRow = accessTokenRow(ctx, owner, next.access, scopes, now);
-  // RFC 6749 §6: a new refresh token keeps the scope of the one it replaces.
-  const refreshRow = refreshTokenRow(ctx, owner, next.refresh, splitScope(row.scopes), now);
-  return inTransaction(ctx.db, async (trx) => {
-    if (!(await markRotated(trx, row.token_hash, now, sealed))) return 'lost' as const;
-    const grant = await touchLiveGrant(trx, row.grant_id, now);
-    if (!grant) return 'revoked' as const;
-    await insertTokenSet(trx, accessRow, refreshRow);
-    await recordAudit(
-      trx,
-      {
-        kind: 'token.refreshed',
-        accountId: row.account_id,
-        clientId: owner.clientId,
-        ip,
-        detail: { grant_id: row.grant_id },
-      },
-      now,
-    );
-    return {
-      next,
-      accessExpiresAt: accessRow.expires_at,
-      scopes,
-      now,
-      authTime: grant.auth_time,
-    } satisfies Rotation;
-  });
+  const writes: RotationWrites = {
+    tokenHash: row.token_hash,
+    grantId: row.grant_id,
+    sealed,
+    access: accessRow,
+    // RFC 6749 §6: a new refresh token keeps the scope of the one it replaces.
+    refresh: refreshTokenRow(ctx, owner, next.refresh, splitScope(row.scopes), now),
+    audit: {
+      kind: 'token.refreshed',
+      accountId: row.account_id,
+      clientId: owner.clientId,
+      ip,
+      detail: { grant_id: row.grant_id },
+    },
+    client,
+    now,
+  };
+  const outcome =
+    dialectOf(ctx.db) === 'postgres'
+      ? await rotateInOneStatement(ctx, writes)
+      : await rotateInSteps(ctx, writes);
+  if (outcome === 'lost' || outcome === 'revoked') return outcome;
+  return {
+    next,
+    accessExpiresAt: accessRow.expires_at,
+    scopes,
+    now,
+    authTime: outcome.authTime,
+    clientUseRecorded: outcome.clientUseRecorded,
+  };
 }
 
 async function firstUse(
   ctx: AppContext,
   row: RefreshToken,
   owner: TokenOwner,
+  client: Client,
   presented: string,
   scopes: string[],
   ip: string,
 ): Promise<Rotation> {
   const now = ctx.now();
-  const outcome = await rotate(ctx, row, owner, presented, scopes, ip, now);
+  const outcome = await rotate(ctx, row, owner, client, presented, scopes, ip, now);
   if (outcome === 'revoked') throw unusableRefreshToken();
   if (outcome === 'lost') {
     // A concurrent refresh of the same token won the race (or a revocation came first).
@@ -202,9 +266,16 @@ export async function refreshTokenGrant(
   client: Client,
   params: TokenParams,
   ip: string,
-): Promise<TokenResponseBody> {
+  read?: ReadWithClient<RefreshToken>,
+): Promise<Issued> {
   const presented = required(params.refresh_token, 'refresh_token', 'send the refresh token to exchange');
-  const row = usable(ctx, await findRefreshToken(ctx.db, hashSecret(presented)), client.id);
+  const tokenHash = hashSecret(presented);
+  // PostgreSQL: the row was read with the client, in the same statement.
+  const row = usable(
+    ctx,
+    read?.hash === tokenHash ? read.row : await findRefreshToken(ctx.db, tokenHash),
+    client.id,
+  );
   const scopes = requestedScopes(params.scope, row);
   checkResource(params.resource, row.resource, ctx.config.issuer);
   const owner: TokenOwner = {
@@ -216,9 +287,9 @@ export async function refreshTokenGrant(
   const rotation =
     row.rotated_at !== null
       ? await repeatOf(ctx, row, presented, ip)
-      : await firstUse(ctx, row, owner, presented, scopes, ip);
+      : await firstUse(ctx, row, owner, client, presented, scopes, ip);
   const authTime = rotation.authTime ?? (await grantAuthTime(ctx.db, row.grant_id));
-  return tokenResponse(ctx, {
+  const body = await tokenResponse(ctx, {
     accessToken: rotation.next.access.value,
     accessExpiresAt: rotation.accessExpiresAt,
     refreshToken: rotation.next.refresh.value,
@@ -230,4 +301,5 @@ export async function refreshTokenGrant(
     idTokenAlg: client.id_token_signed_response_alg,
     now: rotation.now,
   });
+  return { body, clientUseRecorded: rotation.clientUseRecorded === true };
 }

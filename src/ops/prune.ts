@@ -5,16 +5,28 @@
  * CLIENT_IDLE_TTL. Clients known from a metadata document go the same way (their document brings
  * them back at the next authorization request). Registered integrations are never pruned.
  *
- * Every delete goes in bounded batches, one statement (so one transaction) of at most
- * `batchSize` rows each, with a rest between them (a turn of the event loop, or as long as the
- * statement took for the server's job): a single DELETE of a
- * million expired rows held SQLite's write lock, and with it the server's event loop (the driver
- * is synchronous), for seconds; on PostgreSQL it held row locks and bloated one transaction.
- * Between batches requests run; what they write is judged by the same conditions at the next batch.
+ * Every delete goes in bounded statements (each its own transaction), with a rest between them:
+ * a single DELETE of a million expired rows held SQLite's write lock, and with it the server's
+ * event loop (the driver is synchronous), for seconds; on PostgreSQL it held row locks and
+ * bloated one transaction. `schoolauth prune` deletes `batchSize` rows a statement and rests one
+ * turn of the event loop; the server's job bounds each statement by time instead
+ * (TimeBoundBatches, batch-size.ts: about STATEMENT_TARGET_MS each, however costly a row is in
+ * this database) and rests as long as each took (restAsLongAsBusy). Between statements requests
+ * run; what they write is judged by the same conditions at the next statement.
+ *
+ * Grants: a grant is written with its authorization code (grants.repository.ts), and codes and
+ * tokens are deleted only here (revocation marks rows, it deletes none; deleting an account or
+ * a client deletes its grants with them, by cascade). So a grant is left with no code or token
+ * only when a prune deleted its last one: the prune collects the `grant_id`s of the codes and
+ * tokens it deletes (`DELETE … RETURNING`) and checks those grants alone, with the conditions of
+ * the full walk. The walk over the whole table (`walkAllGrants`) is the safety net for what the
+ * targeted check cannot see: a prune cut short between its token deletes and its grant check (a
+ * crash, a failed statement, a stopped server), rows deleted by hand or by an older version.
  */
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../storage/schema.js';
+import { type BatchSize, fixedBatches } from './batch-size.js';
 
 /**
  * Rows are deleted only when they died this long ago, so a request that judged a row alive a
@@ -22,8 +34,14 @@ import type { Database } from '../storage/schema.js';
  */
 export const PRUNE_MARGIN = 300;
 
-/** Rows per delete statement: a few milliseconds of work, never a noticeable pause. */
+/** Rows per statement of `schoolauth prune`, and the most a statement of the server's job takes. */
 export const PRUNE_BATCH = 2000;
+
+/**
+ * The most grant ids one prune remembers for the targeted check (a few MB of strings); past it,
+ * that prune walks the whole grants table instead, which needs no memory.
+ */
+export const MAX_TRACKED_GRANTS = 200_000;
 
 export interface PruneCounts {
   codes: number;
@@ -39,17 +57,25 @@ export interface PruneCounts {
 type PruneConfig = Pick<Config, 'codeTtl' | 'sessionAbsoluteTtl' | 'clientIdleTtl'>;
 
 export interface PruneOptions {
-  /** Rows deleted per statement (default PRUNE_BATCH). */
+  /** Rows per statement, the same for every statement (default PRUNE_BATCH); see `batches`. */
   readonly batchSize?: number;
+  /**
+   * A new batch-size controller for each kind of row (their costs differ); default: fixed
+   * batches of `batchSize`. The server's job passes TimeBoundBatches.
+   */
+  readonly batches?: () => BatchSize;
   /**
    * Runs between two statements, told how long the last one took (ms); default: one turn of
    * the event loop. The server's job passes `restAsLongAsBusy`.
    */
   readonly rest?: (busyMs: number) => Promise<void>;
-}
-
-function deleted(result: { numDeletedRows: bigint }): number {
-  return Number(result.numDeletedRows);
+  /** Milliseconds, to time each statement (default `performance.now`). */
+  readonly clock?: () => number;
+  /**
+   * Also walk the whole grants table (default true): the safety net of the targeted check (see
+   * above). The server's job walks at its first prune and then once a day (prune-schedule.ts).
+   */
+  readonly walkAllGrants?: boolean;
 }
 
 /** Lets timers, I/O and queued requests run before the next batch. */
@@ -65,41 +91,53 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export const restAsLongAsBusy = (busyMs: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.max(0, busyMs)));
 
-type Rest = (busyMs: number) => Promise<void>;
+/** How one prune paces its statements. */
+interface Pace {
+  readonly batches: () => BatchSize;
+  readonly rest: (busyMs: number) => Promise<void>;
+  readonly clock: () => number;
+}
 
-/** Runs `batch` until it deletes fewer than `size` rows; answers the total. */
-async function untilDone(size: number, rest: Rest, batch: () => Promise<number>): Promise<number> {
+/**
+ * Runs `statement` with the row count `sizes` chooses until it handles fewer rows than asked;
+ * answers the total of what each answered (rows deleted). `statement` answers how many rows it
+ * handled and how many it deleted: a walk reads a page of keys and deletes only the dead among
+ * them.
+ */
+async function inBatches(
+  pace: Pace,
+  statement: (rows: number) => Promise<{ handled: number; deleted: number }>,
+): Promise<number> {
+  const sizes = pace.batches();
   let total = 0;
   for (;;) {
-    const started = performance.now();
-    const n = await batch();
-    total += n;
-    if (n < size) return total;
-    await rest(performance.now() - started);
+    const rows = sizes.rows;
+    const started = pace.clock();
+    const { handled, deleted } = await statement(rows);
+    const busy = pace.clock() - started;
+    total += deleted;
+    sizes.took(busy);
+    if (handled < rows) return total;
+    await pace.rest(busy);
   }
 }
 
 /**
- * Walks a table by its text primary key, `size` keys a page, and deletes the dead among each
+ * Walks a table by its text primary key, a batch of keys a step, and deletes the dead among each
  * page (`remove` re-checks every condition). For conditions no index serves: each statement
  * reads one page of the key index, however many live rows the table holds.
  */
-async function walkDeleting(
-  size: number,
-  rest: Rest,
-  page: (after: string | undefined) => Promise<string[]>,
+function walkDeleting(
+  pace: Pace,
+  page: (after: string | undefined, rows: number) => Promise<string[]>,
   remove: (keys: string[]) => Promise<number>,
 ): Promise<number> {
-  let total = 0;
   let after: string | undefined;
-  for (;;) {
-    const started = performance.now();
-    const keys = await page(after);
-    if (keys.length > 0) total += await remove(keys);
-    if (keys.length < size) return total;
+  return inBatches(pace, async (rows) => {
+    const keys = await page(after, rows);
     after = keys[keys.length - 1];
-    await rest(performance.now() - started);
-  }
+    return { handled: keys.length, deleted: keys.length > 0 ? await remove(keys) : 0 };
+  });
 }
 
 /** The tables whose rows die at their own `expires_at`, and each one's primary key. */
@@ -109,20 +147,38 @@ const EXPIRING = {
   refresh_tokens: 'token_hash',
 } as const;
 
-/** Deletes up to `size` rows of `table` that expired by `dead`, found through its expires_at index. */
+/**
+ * Deletes up to `rows` rows of `table` that expired by `dead`, found through its expires_at
+ * index; answers the grant of each row deleted.
+ */
 async function deleteExpired(
   db: Kysely<Database>,
   table: keyof typeof EXPIRING,
   dead: number,
-  size: number,
-): Promise<number> {
+  rows: number,
+): Promise<string[]> {
   const key = EXPIRING[table];
-  return deleted(
-    await db
-      .deleteFrom(table)
-      .where(key, 'in', db.selectFrom(table).select(key).where('expires_at', '<=', dead).limit(size))
-      .executeTakeFirst(),
-  );
+  const deleted = await db
+    .deleteFrom(table)
+    .where(key, 'in', db.selectFrom(table).select(key).where('expires_at', '<=', dead).limit(rows))
+    .returning('grant_id')
+    .execute();
+  return deleted.map((row) => row.grant_id);
+}
+
+/** The grants that lost a code or token to this prune, up to MAX_TRACKED_GRANTS. */
+class LosingGrants {
+  readonly ids = new Set<string>();
+  overflowed = false;
+
+  add(grantIds: readonly string[]): void {
+    if (this.overflowed) return;
+    for (const id of grantIds) this.ids.add(id);
+    if (this.ids.size > MAX_TRACKED_GRANTS) {
+      this.overflowed = true;
+      this.ids.clear();
+    }
+  }
 }
 
 /** Deletes every dead row; returns how many of each kind went. */
@@ -133,19 +189,33 @@ export async function prune(
   options: PruneOptions = {},
 ): Promise<PruneCounts> {
   const size = options.batchSize ?? PRUNE_BATCH;
-  const rest = options.rest ?? nextTurn;
+  const pace: Pace = {
+    batches: options.batches ?? (() => fixedBatches(size)),
+    rest: options.rest ?? nextTurn,
+    clock: options.clock ?? (() => performance.now()),
+  };
   const dead = now - PRUNE_MARGIN;
+  const losing = new LosingGrants();
+  const expired = (table: keyof typeof EXPIRING) =>
+    inBatches(pace, async (rows) => {
+      const grantIds = await deleteExpired(db, table, dead, rows);
+      losing.add(grantIds);
+      return { handled: grantIds.length, deleted: grantIds.length };
+    });
   // Consumed codes stay until they expire: a replay inside the lifetime must still be recognised
   // (RFC 6749 §4.1.2) and revoke what the code issued.
-  const codes = await untilDone(size, rest, () => deleteExpired(db, 'authorization_codes', dead, size));
+  const codes = await expired('authorization_codes');
   // Rotated refresh tokens stay until their own expiry, so reuse is detected (RFC 9700 §4.14.2).
-  const accessTokens = await untilDone(size, rest, () => deleteExpired(db, 'access_tokens', dead, size));
-  const refreshTokens = await untilDone(size, rest, () => deleteExpired(db, 'refresh_tokens', dead, size));
-  const grants = await pruneGrants(db, now - config.codeTtl - PRUNE_MARGIN, size, rest);
+  const accessTokens = await expired('access_tokens');
+  const refreshTokens = await expired('refresh_tokens');
+  const grantsCreatedBefore = now - config.codeTtl - PRUNE_MARGIN;
+  const grants =
+    (options.walkAllGrants ?? true) || losing.overflowed
+      ? await walkGrants(db, grantsCreatedBefore, pace)
+      : await checkGrants(db, [...losing.ids], grantsCreatedBefore, pace);
   const sessions = await walkDeleting(
-    size,
-    rest,
-    (after) => pageOf(db, 'sessions', 'id_hash', after, size),
+    pace,
+    (after, rows) => pageOf(db, 'sessions', 'id_hash', after, rows),
     async (keys) =>
       deleted(
         await db
@@ -158,9 +228,8 @@ export async function prune(
       ),
   );
   const rateLimits = await walkDeleting(
-    size,
-    rest,
-    (after) => pageOf(db, 'rate_limits', 'key', after, size),
+    pace,
+    (after, rows) => pageOf(db, 'rate_limits', 'key', after, rows),
     async (keys) =>
       deleted(
         await db
@@ -171,9 +240,8 @@ export async function prune(
       ),
   );
   const signinCounts = await walkDeleting(
-    size,
-    rest,
-    (after) => pageOf(db, 'signin_throttle', 'key', after, size),
+    pace,
+    (after, rows) => pageOf(db, 'signin_throttle', 'key', after, rows),
     async (keys) =>
       deleted(
         await db
@@ -183,7 +251,7 @@ export async function prune(
           .executeTakeFirst(),
       ),
   );
-  const clients = await pruneIdleClients(db, now - config.clientIdleTtl, size, rest);
+  const clients = await pruneIdleClients(db, now - config.clientIdleTtl, pace);
   return {
     codes,
     accessTokens,
@@ -195,64 +263,91 @@ export async function prune(
   };
 }
 
+function deleted(result: { numDeletedRows: bigint }): number {
+  return Number(result.numDeletedRows);
+}
+
 /** The tables walked by key, and their text primary keys. */
 type KeyedTable = 'sessions' | 'rate_limits' | 'signin_throttle' | 'grants' | 'clients';
 
-/** The next `size` primary keys after `after`, in key order. */
+/** The next `rows` primary keys after `after`, in key order. */
 async function pageOf(
   db: Kysely<Database>,
   table: KeyedTable,
   key: string,
   after: string | undefined,
-  size: number,
+  rows: number,
 ): Promise<string[]> {
   // biome-ignore lint/suspicious/noExplicitAny: one text primary key, whichever table it belongs to
-  const q = (db as Kysely<any>).selectFrom(table).select(key).orderBy(key).limit(size);
-  const rows: Array<Record<string, string>> = await (after === undefined
+  const q = (db as Kysely<any>).selectFrom(table).select(key).orderBy(key).limit(rows);
+  const found: Array<Record<string, string>> = await (after === undefined
     ? q
     : q.where(key, '>', after)
   ).execute();
-  return rows.map((row) => row[key] as string);
+  return found.map((row) => row[key] as string);
 }
 
-/** A grant with no code and no token left can never issue anything again. */
-async function pruneGrants(
-  db: Kysely<Database>,
-  createdBefore: number,
-  size: number,
-  rest: Rest,
-): Promise<number> {
+/** Every grant, walked by key: the safety net (see the top of this file). */
+function walkGrants(db: Kysely<Database>, createdBefore: number, pace: Pace): Promise<number> {
   return walkDeleting(
-    size,
-    rest,
-    (after) => pageOf(db, 'grants', 'id', after, size),
-    async (keys) =>
-      deleted(
-        await db
-          .deleteFrom('grants')
-          .where('id', 'in', keys)
-          .where('created_at', '<=', createdBefore)
-          .where(({ not, exists, selectFrom }) =>
-            not(
-              exists(
-                selectFrom('authorization_codes')
-                  .select('authorization_codes.grant_id')
-                  .whereRef('authorization_codes.grant_id', '=', 'grants.id')
-                  .unionAll(
-                    selectFrom('access_tokens')
-                      .select('access_tokens.grant_id')
-                      .whereRef('access_tokens.grant_id', '=', 'grants.id'),
-                  )
-                  .unionAll(
-                    selectFrom('refresh_tokens')
-                      .select('refresh_tokens.grant_id')
-                      .whereRef('refresh_tokens.grant_id', '=', 'grants.id'),
-                  ),
+    pace,
+    (after, rows) => pageOf(db, 'grants', 'id', after, rows),
+    (keys) => deleteDeadGrants(db, keys, createdBefore),
+  );
+}
+
+/** The grants that lost a code or token to this prune (`ids`), checked a batch at a time. */
+function checkGrants(
+  db: Kysely<Database>,
+  ids: string[],
+  createdBefore: number,
+  pace: Pace,
+): Promise<number> {
+  let from = 0;
+  return inBatches(pace, async (rows) => {
+    const keys = ids.slice(from, from + rows);
+    from += keys.length;
+    return {
+      handled: keys.length,
+      deleted: keys.length > 0 ? await deleteDeadGrants(db, keys, createdBefore) : 0,
+    };
+  });
+}
+
+/**
+ * Deletes those of `keys` that are dead grants: no code and no token left, and created before
+ * `createdBefore`. The one condition both the walk and the targeted check use.
+ */
+async function deleteDeadGrants(
+  db: Kysely<Database>,
+  keys: string[],
+  createdBefore: number,
+): Promise<number> {
+  return deleted(
+    await db
+      .deleteFrom('grants')
+      .where('id', 'in', keys)
+      .where('created_at', '<=', createdBefore)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('authorization_codes')
+              .select('authorization_codes.grant_id')
+              .whereRef('authorization_codes.grant_id', '=', 'grants.id')
+              .unionAll(
+                selectFrom('access_tokens')
+                  .select('access_tokens.grant_id')
+                  .whereRef('access_tokens.grant_id', '=', 'grants.id'),
+              )
+              .unionAll(
+                selectFrom('refresh_tokens')
+                  .select('refresh_tokens.grant_id')
+                  .whereRef('refresh_tokens.grant_id', '=', 'grants.id'),
               ),
-            ),
-          )
-          .executeTakeFirst(),
-      ),
+          ),
+        ),
+      )
+      .executeTakeFirst(),
   );
 }
 
@@ -261,16 +356,10 @@ async function pruneGrants(
  * `idleBefore` is abandoned. Any grant left — live, or revoked with tokens not yet expired —
  * keeps it. Its remembered consents go with it (ON DELETE CASCADE).
  */
-async function pruneIdleClients(
-  db: Kysely<Database>,
-  idleBefore: number,
-  size: number,
-  rest: Rest,
-): Promise<number> {
+function pruneIdleClients(db: Kysely<Database>, idleBefore: number, pace: Pace): Promise<number> {
   return walkDeleting(
-    size,
-    rest,
-    (after) => pageOf(db, 'clients', 'id', after, size),
+    pace,
+    (after, rows) => pageOf(db, 'clients', 'id', after, rows),
     async (keys) =>
       deleted(
         await db

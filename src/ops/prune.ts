@@ -14,19 +14,15 @@
  * this database) and rests as long as each took (restAsLongAsBusy). Between statements requests
  * run; what they write is judged by the same conditions at the next statement.
  *
- * Grants: a grant is written with its authorization code (grants.repository.ts), and codes and
- * tokens are deleted only here (revocation marks rows, it deletes none; deleting an account or
- * a client deletes its grants with them, by cascade). So a grant is left with no code or token
- * only when a prune deleted its last one: the prune collects the `grant_id`s of the codes and
- * tokens it deletes (`DELETE … RETURNING`) and checks those grants alone, with the conditions of
- * the full walk. The walk over the whole table (`walkAllGrants`) is the safety net for what the
- * targeted check cannot see: a prune cut short between its token deletes and its grant check (a
- * crash, a failed statement, a stopped server), rows deleted by hand or by an older version.
+ * Grants: a prune checks only those that lost a code or token to it, and the walk over every
+ * grant (`walkAllGrants`) is the safety net; prune-grants.ts says why that is complete.
  */
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../storage/schema.js';
 import { type BatchSize, fixedBatches } from './batch-size.js';
+import { deleted, inBatches, type Pace, pageOf, walkDeleting } from './prune-batches.js';
+import { checkGrants, LosingGrants, walkGrants } from './prune-grants.js';
 
 /**
  * Rows are deleted only when they died this long ago, so a request that judged a row alive a
@@ -36,12 +32,6 @@ export const PRUNE_MARGIN = 300;
 
 /** Rows per statement of `schoolauth prune`, and the most a statement of the server's job takes. */
 export const PRUNE_BATCH = 2000;
-
-/**
- * The most grant ids one prune remembers for the targeted check (a few MB of strings); past it,
- * that prune walks the whole grants table instead, which needs no memory.
- */
-export const MAX_TRACKED_GRANTS = 200_000;
 
 export interface PruneCounts {
   codes: number;
@@ -91,55 +81,6 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export const restAsLongAsBusy = (busyMs: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.max(0, busyMs)));
 
-/** How one prune paces its statements. */
-interface Pace {
-  readonly batches: () => BatchSize;
-  readonly rest: (busyMs: number) => Promise<void>;
-  readonly clock: () => number;
-}
-
-/**
- * Runs `statement` with the row count `sizes` chooses until it handles fewer rows than asked;
- * answers the total of what each answered (rows deleted). `statement` answers how many rows it
- * handled and how many it deleted: a walk reads a page of keys and deletes only the dead among
- * them.
- */
-async function inBatches(
-  pace: Pace,
-  statement: (rows: number) => Promise<{ handled: number; deleted: number }>,
-): Promise<number> {
-  const sizes = pace.batches();
-  let total = 0;
-  for (;;) {
-    const rows = sizes.rows;
-    const started = pace.clock();
-    const { handled, deleted } = await statement(rows);
-    const busy = pace.clock() - started;
-    total += deleted;
-    sizes.took(busy);
-    if (handled < rows) return total;
-    await pace.rest(busy);
-  }
-}
-
-/**
- * Walks a table by its text primary key, a batch of keys a step, and deletes the dead among each
- * page (`remove` re-checks every condition). For conditions no index serves: each statement
- * reads one page of the key index, however many live rows the table holds.
- */
-function walkDeleting(
-  pace: Pace,
-  page: (after: string | undefined, rows: number) => Promise<string[]>,
-  remove: (keys: string[]) => Promise<number>,
-): Promise<number> {
-  let after: string | undefined;
-  return inBatches(pace, async (rows) => {
-    const keys = await page(after, rows);
-    after = keys[keys.length - 1];
-    return { handled: keys.length, deleted: keys.length > 0 ? await remove(keys) : 0 };
-  });
-}
-
 /** The tables whose rows die at their own `expires_at`, and each one's primary key. */
 const EXPIRING = {
   authorization_codes: 'code_hash',
@@ -164,21 +105,6 @@ async function deleteExpired(
     .returning('grant_id')
     .execute();
   return deleted.map((row) => row.grant_id);
-}
-
-/** The grants that lost a code or token to this prune, up to MAX_TRACKED_GRANTS. */
-class LosingGrants {
-  readonly ids = new Set<string>();
-  overflowed = false;
-
-  add(grantIds: readonly string[]): void {
-    if (this.overflowed) return;
-    for (const id of grantIds) this.ids.add(id);
-    if (this.ids.size > MAX_TRACKED_GRANTS) {
-      this.overflowed = true;
-      this.ids.clear();
-    }
-  }
 }
 
 /** Deletes every dead row; returns how many of each kind went. */
@@ -261,94 +187,6 @@ export async function prune(
     rateLimits: rateLimits + signinCounts,
     clients,
   };
-}
-
-function deleted(result: { numDeletedRows: bigint }): number {
-  return Number(result.numDeletedRows);
-}
-
-/** The tables walked by key, and their text primary keys. */
-type KeyedTable = 'sessions' | 'rate_limits' | 'signin_throttle' | 'grants' | 'clients';
-
-/** The next `rows` primary keys after `after`, in key order. */
-async function pageOf(
-  db: Kysely<Database>,
-  table: KeyedTable,
-  key: string,
-  after: string | undefined,
-  rows: number,
-): Promise<string[]> {
-  // biome-ignore lint/suspicious/noExplicitAny: one text primary key, whichever table it belongs to
-  const q = (db as Kysely<any>).selectFrom(table).select(key).orderBy(key).limit(rows);
-  const found: Array<Record<string, string>> = await (after === undefined
-    ? q
-    : q.where(key, '>', after)
-  ).execute();
-  return found.map((row) => row[key] as string);
-}
-
-/** Every grant, walked by key: the safety net (see the top of this file). */
-function walkGrants(db: Kysely<Database>, createdBefore: number, pace: Pace): Promise<number> {
-  return walkDeleting(
-    pace,
-    (after, rows) => pageOf(db, 'grants', 'id', after, rows),
-    (keys) => deleteDeadGrants(db, keys, createdBefore),
-  );
-}
-
-/** The grants that lost a code or token to this prune (`ids`), checked a batch at a time. */
-function checkGrants(
-  db: Kysely<Database>,
-  ids: string[],
-  createdBefore: number,
-  pace: Pace,
-): Promise<number> {
-  let from = 0;
-  return inBatches(pace, async (rows) => {
-    const keys = ids.slice(from, from + rows);
-    from += keys.length;
-    return {
-      handled: keys.length,
-      deleted: keys.length > 0 ? await deleteDeadGrants(db, keys, createdBefore) : 0,
-    };
-  });
-}
-
-/**
- * Deletes those of `keys` that are dead grants: no code and no token left, and created before
- * `createdBefore`. The one condition both the walk and the targeted check use.
- */
-async function deleteDeadGrants(
-  db: Kysely<Database>,
-  keys: string[],
-  createdBefore: number,
-): Promise<number> {
-  return deleted(
-    await db
-      .deleteFrom('grants')
-      .where('id', 'in', keys)
-      .where('created_at', '<=', createdBefore)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('authorization_codes')
-              .select('authorization_codes.grant_id')
-              .whereRef('authorization_codes.grant_id', '=', 'grants.id')
-              .unionAll(
-                selectFrom('access_tokens')
-                  .select('access_tokens.grant_id')
-                  .whereRef('access_tokens.grant_id', '=', 'grants.id'),
-              )
-              .unionAll(
-                selectFrom('refresh_tokens')
-                  .select('refresh_tokens.grant_id')
-                  .whereRef('refresh_tokens.grant_id', '=', 'grants.id'),
-              ),
-          ),
-        ),
-      )
-      .executeTakeFirst(),
-  );
 }
 
 /**

@@ -1,22 +1,52 @@
 /**
  * The server's periodic prune: every PRUNE_INTERVAL seconds each instance tries, and the one
- * holding the database lock does the work (the others skip that round). It rests between its
- * statements as long as each took (restAsLongAsBusy): requests keep at least half the loop.
+ * holding the database lock does the work (the others skip that round). Its statements are
+ * bounded by time (TimeBoundBatches) and it rests between them as long as each took
+ * (restAsLongAsBusy): requests keep at least half the loop, and no statement holds it long.
  */
 import type { AppContext } from '../context.js';
+import { TimeBoundBatches } from './batch-size.js';
 import { withInstanceLock } from './instance-lock.js';
 import { type Log, type PeriodicJob, startPeriodic } from './periodic.js';
-import { prune, restAsLongAsBusy } from './prune.js';
+import { PRUNE_BATCH, prune, restAsLongAsBusy } from './prune.js';
+
+/**
+ * How often the server's prune walks the whole grants table (seconds), besides its first prune
+ * after start and the one after a failed prune. Between walks each prune checks only the grants
+ * it took a code or token from (prune.ts); the walk finds what that check cannot see, which takes
+ * a prune cut short (a crash or failure between its token deletes and its grant check: the
+ * restart or the failure brings a walk) or rows deleted outside a prune — rare, so once a day.
+ */
+export const GRANT_WALK_INTERVAL = 86400;
+
+/** Whether the prune at `now` walks every grant, the last walk having been at `lastWalk`. */
+export function walksAllGrants(lastWalk: number | undefined, now: number): boolean {
+  return lastWalk === undefined || now - lastWalk >= GRANT_WALK_INTERVAL;
+}
 
 export function startPruneSchedule(ctx: AppContext, log: Log): PeriodicJob {
+  // Undefined until a walk succeeds: the first prune after start walks, and so does the one
+  // after a failure.
+  let lastWalk: number | undefined;
   return startPeriodic(
     ctx.config.pruneInterval,
     async () => {
+      const now = ctx.now();
+      const walkAllGrants = walksAllGrants(lastWalk, now);
       const outcome = await withInstanceLock(ctx.db, 'prune', () =>
-        prune(ctx.storage.maintenanceDb, ctx.config, ctx.now(), { rest: restAsLongAsBusy }),
-      );
+        prune(ctx.storage.maintenanceDb, ctx.config, now, {
+          batches: () => new TimeBoundBatches({ max: PRUNE_BATCH }),
+          rest: restAsLongAsBusy,
+          walkAllGrants,
+        }),
+      ).catch((error: unknown) => {
+        // The failed prune may have deleted tokens whose grants it never checked.
+        lastWalk = undefined;
+        throw error;
+      });
+      if (outcome.ran && walkAllGrants) lastWalk = now;
       if (outcome.ran && Object.values(outcome.result).some((n) => n > 0)) {
-        log.info({ pruned: outcome.result }, 'pruned dead rows');
+        log.info({ pruned: outcome.result, walkedAllGrants: walkAllGrants }, 'pruned dead rows');
       }
     },
     (error) => log.warn({ err: error }, 'prune failed; retrying at the next interval'),

@@ -5,16 +5,24 @@
  * CLIENT_IDLE_TTL. Clients known from a metadata document go the same way (their document brings
  * them back at the next authorization request). Registered integrations are never pruned.
  *
- * Every delete goes in bounded batches, one statement (so one transaction) of at most
- * `batchSize` rows each, with a rest between them (a turn of the event loop, or as long as the
- * statement took for the server's job): a single DELETE of a
- * million expired rows held SQLite's write lock, and with it the server's event loop (the driver
- * is synchronous), for seconds; on PostgreSQL it held row locks and bloated one transaction.
- * Between batches requests run; what they write is judged by the same conditions at the next batch.
+ * Every delete goes in bounded statements (each its own transaction), with a rest between them:
+ * a single DELETE of a million expired rows held SQLite's write lock, and with it the server's
+ * event loop (the driver is synchronous), for seconds; on PostgreSQL it held row locks and
+ * bloated one transaction. `schoolauth prune` deletes `batchSize` rows a statement and rests one
+ * turn of the event loop; the server's job bounds each statement by time instead
+ * (TimeBoundBatches, batch-size.ts: about STATEMENT_TARGET_MS each, however costly a row is in
+ * this database) and rests as long as each took (restAsLongAsBusy). Between statements requests
+ * run; what they write is judged by the same conditions at the next statement.
+ *
+ * Grants: a prune checks only those that lost a code or token to it, and the walk over every
+ * grant (`walkAllGrants`) is the safety net; prune-grants.ts says why that is complete.
  */
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../storage/schema.js';
+import { type BatchSize, fixedBatches } from './batch-size.js';
+import { deleted, inBatches, type Pace, pageOf, walkDeleting } from './prune-batches.js';
+import { checkGrants, LosingGrants, walkGrants } from './prune-grants.js';
 
 /**
  * Rows are deleted only when they died this long ago, so a request that judged a row alive a
@@ -22,7 +30,7 @@ import type { Database } from '../storage/schema.js';
  */
 export const PRUNE_MARGIN = 300;
 
-/** Rows per delete statement: a few milliseconds of work, never a noticeable pause. */
+/** Rows per statement of `schoolauth prune`, and the most a statement of the server's job takes. */
 export const PRUNE_BATCH = 2000;
 
 export interface PruneCounts {
@@ -39,17 +47,25 @@ export interface PruneCounts {
 type PruneConfig = Pick<Config, 'codeTtl' | 'sessionAbsoluteTtl' | 'clientIdleTtl'>;
 
 export interface PruneOptions {
-  /** Rows deleted per statement (default PRUNE_BATCH). */
+  /** Rows per statement, the same for every statement (default PRUNE_BATCH); see `batches`. */
   readonly batchSize?: number;
+  /**
+   * A new batch-size controller for each kind of row (their costs differ); default: fixed
+   * batches of `batchSize`. The server's job passes TimeBoundBatches.
+   */
+  readonly batches?: () => BatchSize;
   /**
    * Runs between two statements, told how long the last one took (ms); default: one turn of
    * the event loop. The server's job passes `restAsLongAsBusy`.
    */
   readonly rest?: (busyMs: number) => Promise<void>;
-}
-
-function deleted(result: { numDeletedRows: bigint }): number {
-  return Number(result.numDeletedRows);
+  /** Milliseconds, to time each statement (default `performance.now`). */
+  readonly clock?: () => number;
+  /**
+   * Also walk the whole grants table (default true): the safety net of the targeted check (see
+   * above). The server's job walks at its first prune and then once a day (prune-schedule.ts).
+   */
+  readonly walkAllGrants?: boolean;
 }
 
 /** Lets timers, I/O and queued requests run before the next batch. */
@@ -65,43 +81,6 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export const restAsLongAsBusy = (busyMs: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.max(0, busyMs)));
 
-type Rest = (busyMs: number) => Promise<void>;
-
-/** Runs `batch` until it deletes fewer than `size` rows; answers the total. */
-async function untilDone(size: number, rest: Rest, batch: () => Promise<number>): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const started = performance.now();
-    const n = await batch();
-    total += n;
-    if (n < size) return total;
-    await rest(performance.now() - started);
-  }
-}
-
-/**
- * Walks a table by its text primary key, `size` keys a page, and deletes the dead among each
- * page (`remove` re-checks every condition). For conditions no index serves: each statement
- * reads one page of the key index, however many live rows the table holds.
- */
-async function walkDeleting(
-  size: number,
-  rest: Rest,
-  page: (after: string | undefined) => Promise<string[]>,
-  remove: (keys: string[]) => Promise<number>,
-): Promise<number> {
-  let total = 0;
-  let after: string | undefined;
-  for (;;) {
-    const started = performance.now();
-    const keys = await page(after);
-    if (keys.length > 0) total += await remove(keys);
-    if (keys.length < size) return total;
-    after = keys[keys.length - 1];
-    await rest(performance.now() - started);
-  }
-}
-
 /** The tables whose rows die at their own `expires_at`, and each one's primary key. */
 const EXPIRING = {
   authorization_codes: 'code_hash',
@@ -109,20 +88,23 @@ const EXPIRING = {
   refresh_tokens: 'token_hash',
 } as const;
 
-/** Deletes up to `size` rows of `table` that expired by `dead`, found through its expires_at index. */
+/**
+ * Deletes up to `rows` rows of `table` that expired by `dead`, found through its expires_at
+ * index; answers the grant of each row deleted.
+ */
 async function deleteExpired(
   db: Kysely<Database>,
   table: keyof typeof EXPIRING,
   dead: number,
-  size: number,
-): Promise<number> {
+  rows: number,
+): Promise<string[]> {
   const key = EXPIRING[table];
-  return deleted(
-    await db
-      .deleteFrom(table)
-      .where(key, 'in', db.selectFrom(table).select(key).where('expires_at', '<=', dead).limit(size))
-      .executeTakeFirst(),
-  );
+  const deleted = await db
+    .deleteFrom(table)
+    .where(key, 'in', db.selectFrom(table).select(key).where('expires_at', '<=', dead).limit(rows))
+    .returning('grant_id')
+    .execute();
+  return deleted.map((row) => row.grant_id);
 }
 
 /** Deletes every dead row; returns how many of each kind went. */
@@ -133,19 +115,33 @@ export async function prune(
   options: PruneOptions = {},
 ): Promise<PruneCounts> {
   const size = options.batchSize ?? PRUNE_BATCH;
-  const rest = options.rest ?? nextTurn;
+  const pace: Pace = {
+    batches: options.batches ?? (() => fixedBatches(size)),
+    rest: options.rest ?? nextTurn,
+    clock: options.clock ?? (() => performance.now()),
+  };
   const dead = now - PRUNE_MARGIN;
+  const losing = new LosingGrants();
+  const expired = (table: keyof typeof EXPIRING) =>
+    inBatches(pace, async (rows) => {
+      const grantIds = await deleteExpired(db, table, dead, rows);
+      losing.add(grantIds);
+      return { handled: grantIds.length, deleted: grantIds.length };
+    });
   // Consumed codes stay until they expire: a replay inside the lifetime must still be recognised
   // (RFC 6749 §4.1.2) and revoke what the code issued.
-  const codes = await untilDone(size, rest, () => deleteExpired(db, 'authorization_codes', dead, size));
+  const codes = await expired('authorization_codes');
   // Rotated refresh tokens stay until their own expiry, so reuse is detected (RFC 9700 §4.14.2).
-  const accessTokens = await untilDone(size, rest, () => deleteExpired(db, 'access_tokens', dead, size));
-  const refreshTokens = await untilDone(size, rest, () => deleteExpired(db, 'refresh_tokens', dead, size));
-  const grants = await pruneGrants(db, now - config.codeTtl - PRUNE_MARGIN, size, rest);
+  const accessTokens = await expired('access_tokens');
+  const refreshTokens = await expired('refresh_tokens');
+  const grantsCreatedBefore = now - config.codeTtl - PRUNE_MARGIN;
+  const grants =
+    (options.walkAllGrants ?? true) || losing.overflowed
+      ? await walkGrants(db, grantsCreatedBefore, pace)
+      : await checkGrants(db, [...losing.ids], grantsCreatedBefore, pace);
   const sessions = await walkDeleting(
-    size,
-    rest,
-    (after) => pageOf(db, 'sessions', 'id_hash', after, size),
+    pace,
+    (after, rows) => pageOf(db, 'sessions', 'id_hash', after, rows),
     async (keys) =>
       deleted(
         await db
@@ -158,9 +154,8 @@ export async function prune(
       ),
   );
   const rateLimits = await walkDeleting(
-    size,
-    rest,
-    (after) => pageOf(db, 'rate_limits', 'key', after, size),
+    pace,
+    (after, rows) => pageOf(db, 'rate_limits', 'key', after, rows),
     async (keys) =>
       deleted(
         await db
@@ -171,9 +166,8 @@ export async function prune(
       ),
   );
   const signinCounts = await walkDeleting(
-    size,
-    rest,
-    (after) => pageOf(db, 'signin_throttle', 'key', after, size),
+    pace,
+    (after, rows) => pageOf(db, 'signin_throttle', 'key', after, rows),
     async (keys) =>
       deleted(
         await db
@@ -183,7 +177,7 @@ export async function prune(
           .executeTakeFirst(),
       ),
   );
-  const clients = await pruneIdleClients(db, now - config.clientIdleTtl, size, rest);
+  const clients = await pruneIdleClients(db, now - config.clientIdleTtl, pace);
   return {
     codes,
     accessTokens,
@@ -195,82 +189,15 @@ export async function prune(
   };
 }
 
-/** The tables walked by key, and their text primary keys. */
-type KeyedTable = 'sessions' | 'rate_limits' | 'signin_throttle' | 'grants' | 'clients';
-
-/** The next `size` primary keys after `after`, in key order. */
-async function pageOf(
-  db: Kysely<Database>,
-  table: KeyedTable,
-  key: string,
-  after: string | undefined,
-  size: number,
-): Promise<string[]> {
-  // biome-ignore lint/suspicious/noExplicitAny: one text primary key, whichever table it belongs to
-  const q = (db as Kysely<any>).selectFrom(table).select(key).orderBy(key).limit(size);
-  const rows: Array<Record<string, string>> = await (after === undefined
-    ? q
-    : q.where(key, '>', after)
-  ).execute();
-  return rows.map((row) => row[key] as string);
-}
-
-/** A grant with no code and no token left can never issue anything again. */
-async function pruneGrants(
-  db: Kysely<Database>,
-  createdBefore: number,
-  size: number,
-  rest: Rest,
-): Promise<number> {
-  return walkDeleting(
-    size,
-    rest,
-    (after) => pageOf(db, 'grants', 'id', after, size),
-    async (keys) =>
-      deleted(
-        await db
-          .deleteFrom('grants')
-          .where('id', 'in', keys)
-          .where('created_at', '<=', createdBefore)
-          .where(({ not, exists, selectFrom }) =>
-            not(
-              exists(
-                selectFrom('authorization_codes')
-                  .select('authorization_codes.grant_id')
-                  .whereRef('authorization_codes.grant_id', '=', 'grants.id')
-                  .unionAll(
-                    selectFrom('access_tokens')
-                      .select('access_tokens.grant_id')
-                      .whereRef('access_tokens.grant_id', '=', 'grants.id'),
-                  )
-                  .unionAll(
-                    selectFrom('refresh_tokens')
-                      .select('refresh_tokens.grant_id')
-                      .whereRef('refresh_tokens.grant_id', '=', 'grants.id'),
-                  ),
-              ),
-            ),
-          )
-          .executeTakeFirst(),
-      ),
-  );
-}
-
 /**
  * SPEC §5: a dynamic (or metadata-document) client with no grant (so no code or token either) and no use since
  * `idleBefore` is abandoned. Any grant left — live, or revoked with tokens not yet expired —
  * keeps it. Its remembered consents go with it (ON DELETE CASCADE).
  */
-async function pruneIdleClients(
-  db: Kysely<Database>,
-  idleBefore: number,
-  size: number,
-  rest: Rest,
-): Promise<number> {
+function pruneIdleClients(db: Kysely<Database>, idleBefore: number, pace: Pace): Promise<number> {
   return walkDeleting(
-    size,
-    rest,
-    (after) => pageOf(db, 'clients', 'id', after, size),
+    pace,
+    (after, rows) => pageOf(db, 'clients', 'id', after, rows),
     async (keys) =>
       deleted(
         await db

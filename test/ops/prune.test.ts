@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it, mock } from 'node:test';
+import { TimeBoundBatches } from '../../src/ops/batch-size.js';
 import { withInstanceLock } from '../../src/ops/instance-lock.js';
 import { PRUNE_MARGIN, prune, restAsLongAsBusy } from '../../src/ops/prune.js';
-import { startPruneSchedule } from '../../src/ops/prune-schedule.js';
+import { GRANT_WALK_INTERVAL, startPruneSchedule, walksAllGrants } from '../../src/ops/prune-schedule.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 import { DeleteCounter } from './delete-counter.js';
 import { addAccount, addClient, addCode, addGrant, addSession, addToken, count } from './fixtures.js';
@@ -221,6 +222,70 @@ for (const dialect of DIALECTS) {
       assert.ok((await db.selectFrom('clients').select('id').execute()).some((c) => c.id === live));
     });
 
+    it('a slow statement makes the next batch smaller; fast ones make it grow (time-bound batches)', async () => {
+      const db = t.ctx.db;
+      const now = t.clock.now() + 2000 * DAY;
+      await prune(db, t.config, now); // what the tests before left behind
+      const acc = await addAccount(db, now - 200 * DAY);
+      const client = await addClient(db, 'dynamic', now - 100 * DAY);
+      const grant = { id: await addGrant(db, acc, client, now - 90 * DAY), accountId: acc, clientId: client };
+      for (let i = 0; i < 40; i++) await addToken(db, 'access_tokens', grant, now - 90 * DAY, now - 89 * DAY);
+      // Statement times come from this clock, moved by the statements themselves: a DELETE of
+      // access tokens that removes 8 rows or more "takes" 50 ms, a smaller one 1 ms.
+      let clock = 0;
+      const counter = new DeleteCounter((table, rows) => {
+        if (table === 'access_tokens') clock += rows >= 8 ? 50 : 1;
+      });
+      const counts = await prune(db.withPlugin(counter), t.config, now, {
+        batches: () => new TimeBoundBatches({ min: 2, max: 8, targetMs: 10 }),
+        clock: () => clock,
+      });
+      assert.equal(counts.accessTokens, 40);
+      const sizes = counter.deletes.filter((_, i) => counter.tables[i] === 'access_tokens');
+      // 2, 4, 8 while fast; 8 rows took 50 ms, five times the target: back to the smallest.
+      assert.deepEqual(sizes, [2, 4, 8, 2, 4, 8, 2, 4, 6]);
+    });
+
+    it('a grant goes in the prune that deletes its last token, without the walk; one with a live token stays', async () => {
+      const db = t.ctx.db;
+      const now = t.clock.now() + 3000 * DAY;
+      await prune(db, t.config, now); // what the tests before left behind
+      const acc = await addAccount(db, now - 200 * DAY);
+      const client = await addClient(db, 'dynamic', now - 100 * DAY);
+      const grantOf = async () => ({
+        id: await addGrant(db, acc, client, now - 90 * DAY),
+        accountId: acc,
+        clientId: client,
+      });
+      // Every token expired: the grant goes with them.
+      const lost = await grantOf();
+      await addToken(db, 'access_tokens', lost, now - 90 * DAY, now - 89 * DAY);
+      await addToken(db, 'refresh_tokens', lost, now - 90 * DAY, now - 60 * DAY);
+      await addCode(db, lost, now - 90 * DAY, now - 90 * DAY + 60, now - 90 * DAY + 5);
+      // One token expired, one live: the grant stays.
+      const live = await grantOf();
+      await addToken(db, 'access_tokens', live, now - 90 * DAY, now - 89 * DAY);
+      const liveRefresh = await addToken(db, 'refresh_tokens', live, now - DAY, now + 29 * DAY);
+      // No token at all, and none deleted by this prune: only the full walk finds it.
+      const untouched = await grantOf();
+      const grantIds = async () => (await db.selectFrom('grants').select('id').execute()).map((r) => r.id);
+
+      const targeted = await prune(db, t.config, now, { walkAllGrants: false });
+      assert.equal(targeted.grants, 1);
+      const left = await grantIds();
+      assert.ok(!left.includes(lost.id), 'the grant that lost its last token went');
+      assert.ok(left.includes(live.id) && left.includes(untouched.id));
+
+      const walked = await prune(db, t.config, now, { walkAllGrants: true });
+      assert.equal(walked.grants, 1);
+      assert.deepEqual(await grantIds(), [live.id]);
+      const refresh = await db.selectFrom('refresh_tokens').select('token_hash').execute();
+      assert.deepEqual(
+        refresh.map((r) => r.token_hash),
+        [liveRefresh],
+      );
+    });
+
     it('runs on one instance at a time (a database lock, not a timer race)', async () => {
       let inner: { ran: boolean } | undefined;
       const outer = await withInstanceLock(t.ctx.db, 'prune-test', async () => {
@@ -254,6 +319,38 @@ describe('periodic prune in the server', () => {
       await schedule.stop();
       await t.close();
     }
+  });
+});
+
+describe("the server prune's walk over every grant (the targeted check's safety net)", () => {
+  it('its first prune after start walks: a grant left with no token by a prune cut short goes', async () => {
+    const t = await createTestApp('sqlite', { env: { PRUNE_INTERVAL: '1' } });
+    const log = { info: () => undefined, warn: () => undefined };
+    const now = t.clock.now();
+    const account = await addAccount(t.ctx.db, now - 200 * DAY);
+    const client = await addClient(t.ctx.db, 'dynamic', now - 100 * DAY, now);
+    const orphan = await addGrant(t.ctx.db, account, client, now - 90 * DAY);
+    const schedule = startPruneSchedule(t.ctx, log);
+    try {
+      const started = Date.now();
+      while (
+        (await t.ctx.db.selectFrom('grants').select('id').where('id', '=', orphan).execute()).length > 0
+      ) {
+        assert.ok(Date.now() - started < 3000, 'the tokenless grant is pruned by the first prune');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      await schedule.stop();
+      await t.close();
+    }
+  });
+
+  it('walks at the first prune, after a failed one, and once GRANT_WALK_INTERVAL has passed', () => {
+    assert.equal(walksAllGrants(undefined, 1000), true);
+    assert.equal(walksAllGrants(1000, 1000 + 3600), false);
+    assert.equal(walksAllGrants(1000, 1000 + GRANT_WALK_INTERVAL - 1), false);
+    assert.equal(walksAllGrants(1000, 1000 + GRANT_WALK_INTERVAL), true);
+    assert.equal(GRANT_WALK_INTERVAL, DAY);
   });
 });
 

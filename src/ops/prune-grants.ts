@@ -19,15 +19,17 @@ import { deleted, inBatches, type Pace, pageOf, walkDeleting } from './prune-bat
  */
 export const MAX_TRACKED_GRANTS = 200_000;
 
-/** The grants that lost a code or token to this prune, up to MAX_TRACKED_GRANTS. */
+/** The grants that lost a code or token to this prune, up to `max` (MAX_TRACKED_GRANTS). */
 export class LosingGrants {
   readonly ids = new Set<string>();
   overflowed = false;
 
+  constructor(private readonly max: number = MAX_TRACKED_GRANTS) {}
+
   add(grantIds: readonly string[]): void {
     if (this.overflowed) return;
     for (const id of grantIds) this.ids.add(id);
-    if (this.ids.size > MAX_TRACKED_GRANTS) {
+    if (this.ids.size > this.max) {
       this.overflowed = true;
       this.ids.clear();
     }

@@ -66,6 +66,11 @@ export interface PruneOptions {
    * above). The server's job walks at its first prune and then once a day (prune-schedule.ts).
    */
   readonly walkAllGrants?: boolean;
+  /**
+   * The most grant ids the targeted check holds (default MAX_TRACKED_GRANTS); a prune whose
+   * deletes touch more grants walks them all instead.
+   */
+  readonly maxTrackedGrants?: number;
 }
 
 /** Lets timers, I/O and queued requests run before the next batch. */
@@ -121,7 +126,7 @@ export async function prune(
     clock: options.clock ?? (() => performance.now()),
   };
   const dead = now - PRUNE_MARGIN;
-  const losing = new LosingGrants();
+  const losing = new LosingGrants(options.maxTrackedGrants);
   const expired = (table: keyof typeof EXPIRING) =>
     inBatches(pace, async (rows) => {
       const grantIds = await deleteExpired(db, table, dead, rows);

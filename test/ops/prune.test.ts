@@ -7,6 +7,7 @@ import { GRANT_WALK_INTERVAL, startPruneSchedule, walksAllGrants } from '../../s
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 import { DeleteCounter } from './delete-counter.js';
 import { addAccount, addClient, addCode, addGrant, addSession, addToken, count } from './fixtures.js';
+import { GrantDeleteFault } from './grant-delete-fault.js';
 
 const DAY = 86400;
 
@@ -286,6 +287,33 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it('a prune touching more grants than it may track walks them all, finding one the targeted check would not', async () => {
+      const db = t.ctx.db;
+      const now = t.clock.now() + 4000 * DAY;
+      await prune(db, t.config, now); // what the tests before left behind
+      const acc = await addAccount(db, now - 200 * DAY);
+      const client = await addClient(db, 'dynamic', now - 100 * DAY);
+      const grantOf = async () => ({
+        id: await addGrant(db, acc, client, now - 90 * DAY),
+        accountId: acc,
+        clientId: client,
+      });
+      // Three grants lose their last token to this prune: one more than it may track.
+      for (let i = 0; i < 3; i++)
+        await addToken(db, 'access_tokens', await grantOf(), now - 90 * DAY, now - 89 * DAY);
+      // No token at all, and none deleted by this prune: only the walk finds it.
+      const untouched = await grantOf();
+      const live = await grantOf();
+      await addToken(db, 'refresh_tokens', live, now - DAY, now + 29 * DAY);
+
+      const counts = await prune(db, t.config, now, { walkAllGrants: false, maxTrackedGrants: 2 });
+      assert.equal(counts.accessTokens, 3);
+      assert.equal(counts.grants, 4);
+      const left = (await db.selectFrom('grants').select('id').execute()).map((r) => r.id);
+      assert.ok(!left.includes(untouched.id), 'the tokenless grant no prune touched went: the walk ran');
+      assert.deepEqual(left, [live.id]);
+    });
+
     it('runs on one instance at a time (a database lock, not a timer race)', async () => {
       let inner: { ran: boolean } | undefined;
       const outer = await withInstanceLock(t.ctx.db, 'prune-test', async () => {
@@ -339,6 +367,69 @@ describe("the server prune's walk over every grant (the targeted check's safety 
         assert.ok(Date.now() - started < 3000, 'the tokenless grant is pruned by the first prune');
         await new Promise((r) => setTimeout(r, 50));
       }
+    } finally {
+      await schedule.stop();
+      await t.close();
+    }
+  });
+
+  it('after a prune that failed between its token deletes and its grant check, the next prune walks', async () => {
+    const t = await createTestApp('sqlite', { env: { PRUNE_INTERVAL: '1' } });
+    const infos: object[] = [];
+    const warnings: object[] = [];
+    const log = { info: (obj: object) => infos.push(obj), warn: (obj: object) => warnings.push(obj) };
+    const fault = new GrantDeleteFault();
+    const ctx = {
+      ...t.ctx,
+      storage: { ...t.ctx.storage, maintenanceDb: t.ctx.storage.maintenanceDb.withPlugin(fault) },
+    };
+    const db = t.ctx.db;
+    // The clock stands still: no GRANT_WALK_INTERVAL passes, only the first prune and a failure
+    // bring a walk.
+    const now = t.clock.now();
+    const account = await addAccount(db, now - 200 * DAY);
+    const client = await addClient(db, 'dynamic', now - 100 * DAY, now);
+    await addSession(db, account, now - 7200, now - 3600);
+    const until = async (what: string, done: () => Promise<boolean> | boolean) => {
+      const started = Date.now();
+      while (!(await done())) {
+        assert.ok(Date.now() - started < 4000, what);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    const grantIds = async () => (await db.selectFrom('grants').select('id').execute()).map((r) => r.id);
+    const schedule = startPruneSchedule(ctx, log);
+    try {
+      // The first prune (a walk) has run once its sessions delete is done and it has logged.
+      await until('the first prune ran', () => infos.length >= 1);
+      const grant = {
+        id: await addGrant(db, account, client, now - 90 * DAY),
+        accountId: account,
+        clientId: client,
+      };
+      await addToken(db, 'access_tokens', grant, now - 90 * DAY, now - 89 * DAY);
+      fault.armed = true;
+      // The second prune deletes the grant's last token, then fails at its grant check.
+      await until('the second prune failed', () => warnings.length >= 1);
+      assert.equal(await count(db, 'access_tokens'), 0);
+      assert.ok((await grantIds()).includes(grant.id), 'the failed prune left the tokenless grant');
+      // No prune will delete a token of it again: only a walk finds it now.
+      await until(
+        'the prune after the failure walks every grant',
+        async () => !(await grantIds()).includes(grant.id),
+      );
+      assert.deepEqual(infos.at(-1), {
+        pruned: {
+          codes: 0,
+          accessTokens: 0,
+          refreshTokens: 0,
+          grants: 1,
+          sessions: 0,
+          rateLimits: 0,
+          clients: 0,
+        },
+        walkedAllGrants: true,
+      });
     } finally {
       await schedule.stop();
       await t.close();

@@ -8,24 +8,15 @@
  * the window is treated as stolen: the whole grant's token family is revoked. Every token this
  * client cannot use gets one answer (unusableRefreshToken), whatever the reason.
  */
-import { type AuditInput, auditRow, auditWritten, recordAudit } from '../../../audit/audit.js';
+import { recordAudit } from '../../../audit/audit.js';
 import type { AppContext } from '../../../context.js';
 import { openSuccessor, sealSuccessor } from '../../../crypto/successor-seal.js';
 import { hashSecret, type MintedSecret, mintSecret } from '../../../crypto/tokens.js';
 import { OAuthError } from '../../../errors.js';
-import { clientTouchDue } from '../../../storage/clients.repository.js';
-import { dialectOf } from '../../../storage/dialect.js';
 import { revokeGrants } from '../../../storage/grants.repository.js';
-import { rotateRefreshTokenAndIssue } from '../../../storage/issuance-statements.repository.js';
-import { findRefreshToken, markRotated } from '../../../storage/refresh-tokens.repository.js';
-import type { AccessToken, Client, RefreshToken } from '../../../storage/schema.js';
-import {
-  findAccessTokenByHash,
-  grantAuthTime,
-  insertTokenSet,
-  touchLiveGrant,
-} from '../../../storage/tokens.repository.js';
-import { inTransaction } from '../../../storage/transaction.js';
+import { findRefreshToken } from '../../../storage/refresh-tokens.repository.js';
+import type { Client, RefreshToken } from '../../../storage/schema.js';
+import { findAccessTokenByHash, grantAuthTime } from '../../../storage/tokens.repository.js';
 import { isSubset, parseScope, splitScope } from '../../scopes.js';
 import {
   accessTokenRow,
@@ -36,6 +27,7 @@ import {
   tokenResponse,
 } from '../issue.js';
 import { checkResource, required, type TokenParams, unusableRefreshToken } from '../params.js';
+import { type NoRotation, type RotationWrites, writeRotation } from './rotation-writes.js';
 
 interface Successor {
   readonly access: MintedSecret;
@@ -140,58 +132,6 @@ async function repeatOf(
   return { next, accessExpiresAt: access.expires_at, scopes: splitScope(access.scopes), now };
 }
 
-/** Why a rotation wrote no tokens: another request rotated the token first (or it is revoked), or the grant is revoked. */
-type NoRotation = 'lost' | 'revoked';
-
-interface RotationWrites {
-  readonly tokenHash: string;
-  readonly grantId: string;
-  readonly sealed: string;
-  readonly access: AccessToken;
-  readonly refresh: RefreshToken;
-  readonly audit: AuditInput;
-  readonly client: Client;
-  readonly now: number;
-}
-
-/** SQLite: rotation and its audit row in one transaction: one commit, and no tokens without their audit row. */
-function rotateInSteps(
-  ctx: AppContext,
-  w: RotationWrites,
-): Promise<NoRotation | { authTime: number; clientUseRecorded: boolean }> {
-  return inTransaction(ctx.db, async (trx) => {
-    if (!(await markRotated(trx, w.tokenHash, w.now, w.sealed))) return 'lost' as const;
-    const grant = await touchLiveGrant(trx, w.grantId, w.now);
-    if (!grant) return 'revoked' as const;
-    await insertTokenSet(trx, w.access, w.refresh);
-    await recordAudit(trx, w.audit, w.now);
-    return { authTime: grant.auth_time, clientUseRecorded: false };
-  });
-}
-
-/**
- * PostgreSQL: the same writes, with markRotated's and touchLiveGrant's conditions, as one
- * statement of data-modifying CTEs (src/storage/issuance-statements.repository.ts), the client's
- * last use with them. A token rotated first by a concurrent request (on any instance: the row
- * lock decides) or revoked rotates nothing and writes nothing: 'lost', as markRotated answered.
- */
-async function rotateInOneStatement(
-  ctx: AppContext,
-  w: RotationWrites,
-): Promise<NoRotation | { authTime: number; clientUseRecorded: boolean }> {
-  const outcome = await rotateRefreshTokenAndIssue(ctx.db, w.tokenHash, w.sealed, {
-    now: w.now,
-    access: w.access,
-    refresh: w.refresh,
-    audit: auditRow(w.audit, w.now),
-    touchClientId: clientTouchDue(w.client, w.now) ? w.client.id : undefined,
-  });
-  if (!outcome.spent) return 'lost';
-  if (outcome.authTime === undefined) return 'revoked';
-  auditWritten(w.audit.kind);
-  return { authTime: outcome.authTime, clientUseRecorded: true };
-}
-
 /** Rotates the token and writes its successor pair and audit row, all or nothing. */
 async function rotate(
   ctx: AppContext,
@@ -226,10 +166,7 @@ async function rotate(
     client,
     now,
   };
-  const outcome =
-    dialectOf(ctx.db) === 'postgres'
-      ? await rotateInOneStatement(ctx, writes)
-      : await rotateInSteps(ctx, writes);
+  const outcome = await writeRotation(ctx, writes);
   if (outcome === 'lost' || outcome === 'revoked') return outcome;
   return {
     next,

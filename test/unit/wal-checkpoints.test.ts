@@ -92,7 +92,9 @@ describe('SQLite WAL checkpoints on a worker thread', () => {
       // Restarting at 100 pages (400 KB), the WAL stays a small part of what went through it (2.3 MB
       // of 49 MB on an idle machine, more when the worker's rounds run late); without, it holds
       // more than everything written (82 MB of 55 MB).
-      if (restarts) assert.ok(largestWal < written / 4, `the WAL reached ${largestWal} of ${written} bytes`);
+      // A third leaves room for a loaded machine (4.03 MB of 16 MB seen at a load average of 9) and
+      // stays well apart from the run without restarts.
+      if (restarts) assert.ok(largestWal < written / 3, `the WAL reached ${largestWal} of ${written} bytes`);
       else assert.ok(largestWal > written / 2, `the WAL stayed at ${largestWal} of ${written} bytes`);
     });
   }

@@ -64,7 +64,9 @@ func callback(listener net.Listener) map[string][]string {
 	})}
 	go server.Serve(listener)
 	query := <-queries
-	go server.Close()
+	// Shutdown, not Close: the handler may still be writing its answer when the query arrives,
+	// and Close would cut that connection (the browser saw "other side closed" under load).
+	go server.Shutdown(context.Background())
 	return query
 }
 

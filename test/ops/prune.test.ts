@@ -247,17 +247,22 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(sizes, [2, 4, 8, 2, 4, 8, 2, 4, 6]);
     });
 
-    it('a grant goes in the prune that deletes its last token, without the walk; one with a live token stays', async () => {
-      const db = t.ctx.db;
-      const now = t.clock.now() + 3000 * DAY;
-      await prune(db, t.config, now); // what the tests before left behind
+    /** Prunes what the tests before left behind, then makes 90-day-old grants of one account and client. */
+    async function grantsAfterPrune(db: typeof t.ctx.db, now: number) {
+      await prune(db, t.config, now);
       const acc = await addAccount(db, now - 200 * DAY);
       const client = await addClient(db, 'dynamic', now - 100 * DAY);
-      const grantOf = async () => ({
+      return async () => ({
         id: await addGrant(db, acc, client, now - 90 * DAY),
         accountId: acc,
         clientId: client,
       });
+    }
+
+    it('a grant goes in the prune that deletes its last token, without the walk; one with a live token stays', async () => {
+      const db = t.ctx.db;
+      const now = t.clock.now() + 3000 * DAY;
+      const grantOf = await grantsAfterPrune(db, now);
       // Every token expired: the grant goes with them.
       const lost = await grantOf();
       await addToken(db, 'access_tokens', lost, now - 90 * DAY, now - 89 * DAY);
@@ -290,14 +295,7 @@ for (const dialect of DIALECTS) {
     it('a prune touching more grants than it may track walks them all, finding one the targeted check would not', async () => {
       const db = t.ctx.db;
       const now = t.clock.now() + 4000 * DAY;
-      await prune(db, t.config, now); // what the tests before left behind
-      const acc = await addAccount(db, now - 200 * DAY);
-      const client = await addClient(db, 'dynamic', now - 100 * DAY);
-      const grantOf = async () => ({
-        id: await addGrant(db, acc, client, now - 90 * DAY),
-        accountId: acc,
-        clientId: client,
-      });
+      const grantOf = await grantsAfterPrune(db, now);
       // Three grants lose their last token to this prune: one more than it may track.
       for (let i = 0; i < 3; i++)
         await addToken(db, 'access_tokens', await grantOf(), now - 90 * DAY, now - 89 * DAY);

@@ -2,10 +2,14 @@
  * Building a token set: opaque access and refresh tokens (stored as hashes), the ID token when
  * `openid` was granted, and the RFC 6749 §5.1 response body.
  */
+
+import { type AuditInput, auditRow } from '../../audit/audit.js';
 import type { AppContext } from '../../context.js';
 import type { SigningAlg } from '../../crypto/signing-key.js';
 import type { MintedSecret } from '../../crypto/tokens.js';
-import type { AccessToken, RefreshToken } from '../../storage/schema.js';
+import { clientTouchDue } from '../../storage/clients.repository.js';
+import type { IssuanceWrites } from '../../storage/issuance-statements.repository.js';
+import type { AccessToken, Client, RefreshToken } from '../../storage/schema.js';
 import { signIdToken } from '../id-token.js';
 import { formatScope } from '../scopes.js';
 
@@ -55,6 +59,29 @@ export function refreshTokenRow(
     rotated_at: null,
     successor: null,
     revoked_at: null,
+  };
+}
+
+/** What a grant writes when it issues a token set, on either database. */
+export interface TokenSetWrites {
+  readonly access: AccessToken;
+  readonly refresh: RefreshToken | undefined;
+  readonly audit: AuditInput;
+  readonly client: Client;
+  readonly now: number;
+}
+
+/**
+ * The same writes as PostgreSQL's one issuance statement takes them
+ * (src/storage/issuance-statements.repository.ts), the client's last use with them when due.
+ */
+export function issuanceWrites(w: TokenSetWrites): IssuanceWrites {
+  return {
+    now: w.now,
+    access: w.access,
+    refresh: w.refresh,
+    audit: auditRow(w.audit, w.now),
+    touchClientId: clientTouchDue(w.client, w.now) ? w.client.id : undefined,
   };
 }
 

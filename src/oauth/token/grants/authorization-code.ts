@@ -3,16 +3,15 @@
  * the client it was issued to, with the redirect URI and the PKCE verifier of its request. Every
  * code this client cannot use gets one answer (unusableCode), whatever the reason.
  */
-import { type AuditInput, auditRow, auditWritten, recordAudit } from '../../../audit/audit.js';
+import { auditWritten, recordAudit } from '../../../audit/audit.js';
 import type { AppContext } from '../../../context.js';
 import { hashSecret, mintSecret } from '../../../crypto/tokens.js';
 import type { OAuthError } from '../../../errors.js';
-import { clientTouchDue } from '../../../storage/clients.repository.js';
 import { consumeCode, findCode } from '../../../storage/codes.repository.js';
 import { dialectOf } from '../../../storage/dialect.js';
 import { revokeGrants } from '../../../storage/grants.repository.js';
 import { redeemCodeAndIssue } from '../../../storage/issuance-statements.repository.js';
-import type { AccessToken, AuthorizationCode, Client, RefreshToken } from '../../../storage/schema.js';
+import type { AuthorizationCode, Client } from '../../../storage/schema.js';
 import { insertTokenSet, touchLiveGrant } from '../../../storage/tokens.repository.js';
 import { inTransaction } from '../../../storage/transaction.js';
 import { codeVerifierProblem, verifyS256 } from '../../pkce.js';
@@ -20,9 +19,11 @@ import { splitScope } from '../../scopes.js';
 import {
   accessTokenRow,
   type Issued,
+  issuanceWrites,
   type ReadWithClient,
   refreshTokenRow,
   type TokenOwner,
+  type TokenSetWrites,
   tokenResponse,
 } from '../issue.js';
 import { checkResource, invalidGrant, required, type TokenParams, unusableCode } from '../params.js';
@@ -71,14 +72,9 @@ async function replayed(ctx: AppContext, code: AuthorizationCode, ip: string): P
 /** How the redemption's writes ended: the code was used before, the grant is revoked, or tokens were written. */
 type Redemption = 'replayed' | 'revoked' | 'issued';
 
-interface RedemptionWrites {
+interface RedemptionWrites extends TokenSetWrites {
   readonly codeHash: string;
   readonly grantId: string;
-  readonly access: AccessToken;
-  readonly refresh: RefreshToken | undefined;
-  readonly audit: AuditInput;
-  readonly client: Client;
-  readonly now: number;
 }
 
 /**
@@ -104,13 +100,7 @@ function redeemInSteps(ctx: AppContext, w: RedemptionWrites): Promise<Redemption
  * nothing and writes nothing: 'replayed', as consumeCode answered.
  */
 async function redeemInOneStatement(ctx: AppContext, w: RedemptionWrites): Promise<Redemption> {
-  const outcome = await redeemCodeAndIssue(ctx.db, w.codeHash, {
-    now: w.now,
-    access: w.access,
-    refresh: w.refresh,
-    audit: auditRow(w.audit, w.now),
-    touchClientId: clientTouchDue(w.client, w.now) ? w.client.id : undefined,
-  });
+  const outcome = await redeemCodeAndIssue(ctx.db, w.codeHash, issuanceWrites(w));
   if (!outcome.spent) return 'replayed';
   if (outcome.authTime === undefined) return 'revoked';
   auditWritten(w.audit.kind);

@@ -4,28 +4,25 @@
  * successor pair and the audit row inserted. SQLite runs them in steps in one transaction;
  * PostgreSQL as one statement (one round trip), with the client's last use.
  */
-import { type AuditInput, auditRow, auditWritten, recordAudit } from '../../../audit/audit.js';
+import { auditWritten, recordAudit } from '../../../audit/audit.js';
 import type { AppContext } from '../../../context.js';
-import { clientTouchDue } from '../../../storage/clients.repository.js';
 import { dialectOf } from '../../../storage/dialect.js';
 import { rotateRefreshTokenAndIssue } from '../../../storage/issuance-statements.repository.js';
 import { markRotated } from '../../../storage/refresh-tokens.repository.js';
-import type { AccessToken, Client, RefreshToken } from '../../../storage/schema.js';
+import type { RefreshToken } from '../../../storage/schema.js';
 import { insertTokenSet, touchLiveGrant } from '../../../storage/tokens.repository.js';
 import { inTransaction } from '../../../storage/transaction.js';
+import { issuanceWrites, type TokenSetWrites } from '../issue.js';
 
 /** Why a rotation wrote no tokens: another request rotated the token first (or it is revoked), or the grant is revoked. */
 export type NoRotation = 'lost' | 'revoked';
 
-export interface RotationWrites {
+export interface RotationWrites extends TokenSetWrites {
   readonly tokenHash: string;
   readonly grantId: string;
   readonly sealed: string;
-  readonly access: AccessToken;
+  /** A rotation always issues the successor refresh token. */
   readonly refresh: RefreshToken;
-  readonly audit: AuditInput;
-  readonly client: Client;
-  readonly now: number;
 }
 
 /** SQLite: rotation and its audit row in one transaction: one commit, and no tokens without their audit row. */
@@ -53,13 +50,7 @@ async function rotateInOneStatement(
   ctx: AppContext,
   w: RotationWrites,
 ): Promise<NoRotation | { authTime: number; clientUseRecorded: boolean }> {
-  const outcome = await rotateRefreshTokenAndIssue(ctx.db, w.tokenHash, w.sealed, {
-    now: w.now,
-    access: w.access,
-    refresh: w.refresh,
-    audit: auditRow(w.audit, w.now),
-    touchClientId: clientTouchDue(w.client, w.now) ? w.client.id : undefined,
-  });
+  const outcome = await rotateRefreshTokenAndIssue(ctx.db, w.tokenHash, w.sealed, issuanceWrites(w));
   if (!outcome.spent) return 'lost';
   if (outcome.authTime === undefined) return 'revoked';
   auditWritten(w.audit.kind);

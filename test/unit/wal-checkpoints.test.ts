@@ -78,24 +78,27 @@ describe('SQLite WAL checkpoints on a worker thread', () => {
 
   for (const restarts of [true, false]) {
     const title = restarts
-      ? 'restarts the WAL under sustained writes, so it stays small, and no write fails meanwhile'
-      : 'without restarts, the same writes grow the WAL with every commit (the test can fail)';
+      ? 'restarts the WAL under sustained writes, so it stays below what went through it, and no write fails meanwhile'
+      : 'without a checkpoint round, the same writes grow the WAL past what went through them (the test can fail)';
     it(title, async () => {
       const file = join(dir, `sustained-${restarts}.db`);
       const storage = await openStorage(`sqlite:${file}`, {
-        checkpointInBackground: { intervalMs: 20, restartPages: restarts ? 100 : 1_000_000 },
+        checkpointInBackground: restarts ? { intervalMs: 20, restartPages: 100 } : { intervalMs: 3_600_000 },
       });
       const { written, largestWal } = await sustainedWrites(storage.db as Db, `${file}-wal`, 16_000_000);
       const rows = await sql<{ n: number }>`select count(*) as n from rows`.execute(storage.db as Db);
       await storage.close();
       assert.equal(rows.rows[0]!.n * 1000, written);
-      // Restarting at 100 pages (400 KB), the WAL stays a small part of what went through it (2.3 MB
-      // of 49 MB on an idle machine, more when the worker's rounds run late); without, it holds
-      // more than everything written (82 MB of 55 MB).
-      // A third leaves room for a loaded machine (4.03 MB of 16 MB seen at a load average of 9) and
-      // stays well apart from the run without restarts.
-      if (restarts) assert.ok(largestWal < written / 3, `the WAL reached ${largestWal} of ${written} bytes`);
-      else assert.ok(largestWal > written / 2, `the WAL stayed at ${largestWal} of ${written} bytes`);
+      // Each commit of 8 KB appends about 17 KB of frames, so a WAL that never starts over holds
+      // about twice what went through it (33.7 MB of 16 MB, every run). Restarting at 100 pages
+      // (400 KB), it peaks at what the writer appends while a worker round runs late: 1–1.3 MB
+      // on an idle machine, 5.2 MB at a load average of 6 and 6.1 MB in a CI run. How late a
+      // thread runs is the machine's, not the code's, so the bound is what went through the WAL:
+      // twice the worst seen, and half of what the WAL holds without a round. (A PASSIVE round
+      // alone, without the pause, is no control: on a loaded machine the writer is slow enough
+      // that it rewinds the WAL by itself, 0.5× seen.)
+      if (restarts) assert.ok(largestWal < written, `the WAL reached ${largestWal} of ${written} bytes`);
+      else assert.ok(largestWal > written * 1.5, `the WAL stayed at ${largestWal} of ${written} bytes`);
     });
   }
 });

@@ -196,7 +196,10 @@ export async function measureTogether(
 }
 
 function describeRoundTrips(rt: RoundTrips): string {
-  return `${rt.transactions.toFixed(2)} transactions, ${rt.statements.toFixed(2)} statements per request over ${rt.requests} requests`;
+  const idle = rt.background
+    ? ` (the idle background's ${rt.background.transactions.toFixed(2)} and ${rt.background.statements.toFixed(2)} taken out)`
+    : '';
+  return `${rt.transactions.toFixed(2)} transactions, ${rt.statements.toFixed(2)} statements per request over ${rt.requests} requests${idle}`;
 }
 
 /** One run in a log line. CPU time per answer is far less disturbed by other work than req/s. */

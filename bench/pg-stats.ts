@@ -9,8 +9,8 @@
  * closes only after the database has been idle for SETTLE_MS.
  */
 import pg from 'pg';
-import type { RoundTrips, StatementCount, StatsSnapshot } from './round-trips.js';
-import { perRequest } from './round-trips.js';
+import type { Background, RoundTrips, StatementCount, StatsSnapshot } from './round-trips.js';
+import { backgroundRate, perRequest, withoutBackground } from './round-trips.js';
 
 export const SETTLE_MS = 11_000;
 
@@ -67,23 +67,61 @@ export class PgStats {
   }
 }
 
-/** Counts the round trips of one window (the measured runs of one scenario). */
+/** How long the idle window is held open before its closing settle (see `measureBackground`). */
+export const IDLE_WINDOW_MS = 30_000;
+
+/**
+ * Counts the round trips of one window (the measured runs of one scenario). The servers' own
+ * timers and the cluster write in every window whether requests come or not; over a short run
+ * of few requests they showed as 0.1 transaction a request (two instances, docs/performance.md
+ * "PostgreSQL"). So once, before the first window, an idle window of the same shape (settle,
+ * reset, IDLE_WINDOW_MS, settle) measures that background per second, and each window's
+ * figures are given with its share taken out (`withoutBackground`) and shown beside them.
+ */
 export class RoundTripCounter {
   private before: StatsSnapshot | undefined;
+  private openedAt = 0;
+  private background: Background | undefined;
 
-  constructor(private readonly stats: PgStats) {}
+  constructor(
+    private readonly stats: PgStats,
+    private readonly idleWindowMs = IDLE_WINDOW_MS,
+  ) {}
+
+  /** The servers' background per second, from one idle window (measured once). */
+  async measureBackground(): Promise<Background> {
+    if (this.background) return this.background;
+    await this.open();
+    await new Promise((resolve) => setTimeout(resolve, this.idleWindowMs));
+    const { counted, seconds } = await this.close(1);
+    this.background = backgroundRate(counted, seconds);
+    return this.background;
+  }
 
   async start(): Promise<void> {
-    await this.stats.settle();
-    await this.stats.reset();
-    this.before = await this.stats.snapshot();
+    await this.measureBackground();
+    await this.open();
   }
 
   async finish(requests: number): Promise<RoundTrips> {
+    const { counted, seconds } = await this.close(requests);
+    return withoutBackground(counted, this.background!, seconds);
+  }
+
+  private async open(): Promise<void> {
+    await this.stats.settle();
+    await this.stats.reset();
+    this.before = await this.stats.snapshot();
+    this.openedAt = Date.now();
+  }
+
+  private async close(requests: number): Promise<{ counted: RoundTrips; seconds: number }> {
     if (!this.before) throw new Error('RoundTripCounter.finish before start');
     await this.stats.settle();
-    const result = perRequest(this.before, await this.stats.snapshot(), requests);
+    const after = await this.stats.snapshot();
+    const seconds = (Date.now() - this.openedAt) / 1000;
+    const counted = perRequest(this.before, after, requests);
     this.before = undefined;
-    return result;
+    return { counted, seconds };
   }
 }

@@ -6,7 +6,7 @@
 import type { Machine } from './machine.js';
 import type { Row } from './measure.js';
 import type { BenchOptions } from './options.js';
-import { SETTLE_MS } from './pg-stats.js';
+import { IDLE_WINDOW_MS, SETTLE_MS } from './pg-stats.js';
 import { findBinaries } from './postgres.js';
 import { conditions, judgeTargets, REPORT_PATH, targetsTable, writeBlock } from './report.js';
 import { describeTop, type RoundTrips, roundTripCells } from './round-trips.js';
@@ -115,7 +115,7 @@ export function postgresReport(machine: Machine, options: BenchOptions, rows: re
       : 'one schoolauth instance';
   return [
     `- schoolauth on PostgreSQL ${version}: ${setup}; a private cluster started by the bench (initdb in a temporary directory, loopback port, PostgreSQL's defaults but pg_stat_statements preloaded with track_utility on; pinned with the instances to the server core). CPU µs/req counts the instances and every process of the cluster.`,
-    `- Round trips: per scenario, pg_stat_statements is reset and pg_stat_database read once the database has been idle ${SETTLE_MS / 1000} s (backends flush their counters late), the pools filled for all runs, and read again ${SETTLE_MS / 1000} s after the last run; per answered request: transactions (xact_commit + xact_rollback) and statements (BEGIN and COMMIT included). The "minimum" column is the fewest a request needs (transactions / statements; docs/performance.md "PostgreSQL").`,
+    `- Round trips: per scenario, pg_stat_statements is reset and pg_stat_database read once the database has been idle ${SETTLE_MS / 1000} s (backends flush their counters late), the pools filled for all runs, and read again ${SETTLE_MS / 1000} s after the last run; per answered request: transactions (xact_commit + xact_rollback) and statements (BEGIN and COMMIT included). Before the first scenario, an idle window of the same shape (${IDLE_WINDOW_MS / 1000} s with no request) measures what the servers' timers and the cluster do on their own per second; each scenario's share of that over its window is taken out of its figures and shown in parentheses ("+x idle"). The "minimum" column is the fewest a request needs (transactions / statements; docs/performance.md "PostgreSQL").`,
     conditions(machine, options),
     '',
     postgresTable(rows, options.connections, options.runs),

@@ -26,9 +26,25 @@ export interface TopStatement {
   readonly perRequest: number;
 }
 
+/**
+ * What the servers do with no request at all, per second: timers of the instances (signing-key
+ * reload, successor erasure) and of the cluster. Counted over an idle window of the same shape
+ * as a scenario's (docs/performance.md "PostgreSQL").
+ */
+export interface Background {
+  readonly seconds: number;
+  readonly transactionsPerSecond: number;
+  readonly statementsPerSecond: number;
+}
+
 /** Per request, over the measured runs of one scenario. */
 export interface RoundTrips {
   readonly requests: number;
+  /**
+   * Per request, what the idle background would have done over the same window, already taken
+   * out of `transactions` and `statements` (0 when no background was measured).
+   */
+  readonly background?: { readonly transactions: number; readonly statements: number };
   /** Transactions, explicit or implicit (a statement outside BEGIN … COMMIT is one of its own). */
   readonly transactions: number;
   readonly rollbacks: number;
@@ -75,6 +91,32 @@ export function perRequest(
   };
 }
 
+/**
+ * The idle background's share of a window of `seconds` taken out, per request. Never below zero:
+ * a window quieter than the idle one (a timer that did not fire in it) is not credited to the
+ * requests.
+ */
+export function withoutBackground(rt: RoundTrips, background: Background, seconds: number): RoundTrips {
+  const n = Math.max(1, rt.requests);
+  const transactions = Math.min(rt.transactions, (background.transactionsPerSecond * seconds) / n);
+  const statements = Math.min(rt.statements, (background.statementsPerSecond * seconds) / n);
+  return {
+    ...rt,
+    transactions: rt.transactions - transactions,
+    statements: rt.statements - statements,
+    background: { transactions, statements },
+  };
+}
+
+/** The background rate of an idle window: its counts (perRequest over 1 request) per second. */
+export function backgroundRate(idle: RoundTrips, seconds: number): Background {
+  return {
+    seconds,
+    transactionsPerSecond: idle.transactions / seconds,
+    statementsPerSecond: idle.statements / seconds,
+  };
+}
+
 /** One line of SQL, at most `max` characters. */
 export function shorten(query: string, max = 90): string {
   const flat = query.replace(/\s+/g, ' ').trim();
@@ -83,9 +125,17 @@ export function shorten(query: string, max = 90): string {
 
 const fmt = (n: number) => n.toFixed(2);
 
-/** The table cells of the PostgreSQL runs: transactions and statements per request. */
+/**
+ * The table cells of the PostgreSQL runs: transactions and statements per request, the idle
+ * background's share (taken out) in parentheses.
+ */
 export function roundTripCells(rt: RoundTrips | undefined): [string, string] {
-  return rt ? [fmt(rt.transactions), fmt(rt.statements)] : ['', ''];
+  if (!rt) return ['', ''];
+  const idle = (n: number | undefined) => (n === undefined ? '' : ` (+${fmt(n)} idle)`);
+  return [
+    `${fmt(rt.transactions)}${idle(rt.background?.transactions)}`,
+    `${fmt(rt.statements)}${idle(rt.background?.statements)}`,
+  ];
 }
 
 /** The top statements of one scenario, as a Markdown list line. */

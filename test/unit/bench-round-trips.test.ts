@@ -2,7 +2,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MINIMUM, meetsMinimum } from '../../bench/postgres-report.js';
-import { perRequest, type StatsSnapshot, shorten } from '../../bench/round-trips.js';
+import {
+  backgroundRate,
+  perRequest,
+  roundTripCells,
+  type StatsSnapshot,
+  shorten,
+  withoutBackground,
+} from '../../bench/round-trips.js';
 
 const snapshot = (
   commits: number,
@@ -49,6 +56,30 @@ describe('round trips per request from PostgreSQL statistics', () => {
     assert.equal(rt.statements, 0);
     assert.equal(rt.transactions, 0);
     assert.deepEqual(rt.top, []);
+  });
+
+  it("takes the idle background's share of a window out, per request, and shows it", () => {
+    // An idle window of 40 s: 20 transactions and 60 statements of the servers' own timers.
+    const idle = perRequest(snapshot(0, 0, {}), snapshot(20, 0, { k: ['select keys', 60] }), 1);
+    const background = backgroundRate(idle, 40);
+    assert.deepEqual([background.transactionsPerSecond, background.statementsPerSecond], [0.5, 1.5]);
+    // A 20 s window of 100 requests, each 1 transaction of 4 statements, plus 10 s of timers.
+    const counted = perRequest(snapshot(0, 0, {}), snapshot(110, 0, { q: ['insert', 430] }), 100);
+    const net = withoutBackground(counted, background, 20);
+    assert.equal(net.transactions, 1);
+    assert.equal(net.statements, 4);
+    assert.deepEqual(net.background, { transactions: 0.1, statements: 0.3 });
+    assert.deepEqual(roundTripCells(net), ['1.00 (+0.10 idle)', '4.00 (+0.30 idle)']);
+  });
+
+  it('never takes out more than a quieter window counted, so no figure goes below zero', () => {
+    const idle = perRequest(snapshot(0, 0, {}), snapshot(30, 0, { k: ['select keys', 30] }), 1);
+    const background = backgroundRate(idle, 10);
+    const counted = perRequest(snapshot(0, 0, {}), snapshot(5, 0, { q: ['select', 5] }), 5);
+    const net = withoutBackground(counted, background, 10);
+    assert.equal(net.transactions, 0);
+    assert.equal(net.statements, 0);
+    assert.deepEqual(roundTripCells(counted), ['1.00', '1.00']);
   });
 
   it('shortens SQL to one line', () => {

@@ -21,19 +21,31 @@ export function fixedBatches(rows: number): BatchSize {
 }
 
 /**
- * What a statement of the server's prune should take. Issue 22's target is no event-loop pause
- * over 50 ms; a statement's time still varies between two batches of the same size (the pages one
- * batch touches may be cached, the next one's not), so the target leaves five times that room.
- * Smaller targets cost more statements (each with its fixed cost and a rest after it) for nothing
- * a request would notice.
+ * What a statement of the server's prune should take. A request that arrives while a statement
+ * runs waits for it (the driver is synchronous), so the statement time is what the prune adds to
+ * a request's latency: issue 22's target of a p99 within 2× of the 5 ms before the prune leaves
+ * a few milliseconds (docs/performance.md "Cost as the database grows"; at 10 ms the worst
+ * second's p99 was 96 ms, 19×). A statement's time still varies between two batches of the same
+ * size (the pages one batch touches may be cached, the next one's not), which the 50 ms
+ * event-loop target absorbs many times over. Smaller targets cost more statements, each with its
+ * fixed cost and a rest after it: the prune takes longer, for nothing a request would notice.
  */
-export const STATEMENT_TARGET_MS = 10;
+export const STATEMENT_TARGET_MS = 3;
 
 /**
- * The fewest rows a statement handles, however slow: a statement's fixed cost (parse, plan, one
- * write-lock round) must stay small beside its rows, and the prune must end.
+ * The fewest rows a statement handles, however slow. Low enough that a statement whose rows all
+ * miss the page cache (a disk read each, up to a millisecond on a loaded machine) can shrink
+ * under a few milliseconds; not lower, since a statement's fixed cost (parse, plan, one
+ * write-lock round) must stay small beside its rows. Every statement handles at least one row
+ * or ends its walk, so the prune ends.
  */
-export const MIN_BATCH_ROWS = 50;
+export const MIN_BATCH_ROWS = 10;
+
+/** How much a batch grows after fast statements: by half, not double (see TimeBoundBatches). */
+const GROWTH = 1.5;
+
+/** Statements under half the target in a row before a batch grows. */
+const FAST_BEFORE_GROWTH = 2;
 
 export interface TimeBoundOptions {
   /** The most rows a statement handles. */
@@ -45,19 +57,25 @@ export interface TimeBoundOptions {
 /**
  * Batch sizes bounded by time: the first statement handles `min` rows (nothing is known yet of
  * what a row costs in this table); a statement that took over the target makes the next one
- * smaller, in proportion to the overshoot and at least by half (down to `min`); one that took
- * under half the target doubles the next (up to `max`), which then stays within the target while
- * the cost per row holds. Between the two, the size stays: no oscillation on a steady cost.
+ * smaller, in proportion to the overshoot and at least by half (down to `min`). Growth is slower
+ * than shrinking, as in TCP's congestion control (RFC 5681 §3.1): a batch grows by half (up to
+ * `max`) only after two statements in a row took under half the target. What a row costs is not
+ * steady: the pages of one range of an index may be cached and the next range's not, so one
+ * fast statement is weak evidence, and a batch doubled from one statement just under half the
+ * target would take the whole target at the same cost, with no margin for a colder range; grown
+ * by half it takes at most three quarters. Between half the target and the target, the size
+ * stays: no oscillation on a steady cost.
  */
 export class TimeBoundBatches implements BatchSize {
   private size: number;
+  private fast = 0;
   private readonly min: number;
   private readonly max: number;
   private readonly targetMs: number;
 
   constructor(options: TimeBoundOptions) {
     this.max = options.max;
-    this.min = Math.min(options.min ?? MIN_BATCH_ROWS, options.max);
+    this.min = Math.max(1, Math.min(options.min ?? MIN_BATCH_ROWS, options.max));
     this.targetMs = options.targetMs ?? STATEMENT_TARGET_MS;
     this.size = this.min;
   }
@@ -70,8 +88,15 @@ export class TimeBoundBatches implements BatchSize {
     if (ms > this.targetMs) {
       const proportional = Math.floor((this.size * this.targetMs) / ms);
       this.size = Math.max(this.min, Math.min(Math.floor(this.size / 2), proportional));
+      this.fast = 0;
     } else if (ms < this.targetMs / 2) {
-      this.size = Math.min(this.max, this.size * 2);
+      this.fast++;
+      if (this.fast >= FAST_BEFORE_GROWTH) {
+        this.size = Math.min(this.max, Math.max(this.size + 1, Math.floor(this.size * GROWTH)));
+        this.fast = 0;
+      }
+    } else {
+      this.fast = 0;
     }
   }
 }

@@ -5,12 +5,15 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.js';
 import type { BatchSize } from './batch-size.js';
+import type { PruneKind } from './statement-times.js';
 
 /** How one prune paces its statements. */
 export interface Pace {
   readonly batches: () => BatchSize;
   readonly rest: (busyMs: number) => Promise<void>;
   readonly clock: () => number;
+  /** Told each statement's kind, rows handled and time (ms). */
+  readonly timed: (kind: PruneKind, rows: number, ms: number) => void;
 }
 
 /**
@@ -21,6 +24,7 @@ export interface Pace {
  */
 export async function inBatches(
   pace: Pace,
+  kind: PruneKind,
   statement: (rows: number) => Promise<{ handled: number; deleted: number }>,
 ): Promise<number> {
   const sizes = pace.batches();
@@ -31,6 +35,7 @@ export async function inBatches(
     const { handled, deleted } = await statement(rows);
     const busy = pace.clock() - started;
     total += deleted;
+    pace.timed(kind, handled, busy);
     sizes.took(busy);
     if (handled < rows) return total;
     await pace.rest(busy);
@@ -44,11 +49,12 @@ export async function inBatches(
  */
 export function walkDeleting(
   pace: Pace,
+  kind: PruneKind,
   page: (after: string | undefined, rows: number) => Promise<string[]>,
   remove: (keys: string[]) => Promise<number>,
 ): Promise<number> {
   let after: string | undefined;
-  return inBatches(pace, async (rows) => {
+  return inBatches(pace, kind, async (rows) => {
     const keys = await page(after, rows);
     after = keys[keys.length - 1];
     return { handled: keys.length, deleted: keys.length > 0 ? await remove(keys) : 0 };

@@ -2,13 +2,22 @@
  * The server's periodic prune: every PRUNE_INTERVAL seconds each instance tries, and the one
  * holding the database lock does the work (the others skip that round). Its statements are
  * bounded by time (TimeBoundBatches) and it rests between them as long as each took
- * (restAsLongAsBusy): requests keep at least half the loop, and no statement holds it long.
+ * (restAsLongAsBusy): requests keep at least half the loop, and no statement holds it long. On
+ * SQLite the rest also lasts until the checkpoint worker has caught up with a long WAL
+ * (`Storage.checkpointsCaughtUp`), so the prune's writes never need the WAL's quiet restart,
+ * which holds every query back while it runs.
  */
 import type { AppContext } from '../context.js';
 import { TimeBoundBatches } from './batch-size.js';
 import { withInstanceLock } from './instance-lock.js';
 import { type Log, type PeriodicJob, startPeriodic } from './periodic.js';
 import { PRUNE_BATCH, prune, restAsLongAsBusy } from './prune.js';
+import { StatementTimes } from './statement-times.js';
+
+/** The server's log; the prune's statement times go at debug level. */
+export interface PruneLog extends Log {
+  debug(obj: object, msg: string): void;
+}
 
 /**
  * How often the server's prune walks the whole grants table (seconds), besides its first prune
@@ -24,7 +33,7 @@ export function walksAllGrants(lastWalk: number | undefined, now: number): boole
   return lastWalk === undefined || now - lastWalk >= GRANT_WALK_INTERVAL;
 }
 
-export function startPruneSchedule(ctx: AppContext, log: Log): PeriodicJob {
+export function startPruneSchedule(ctx: AppContext, log: PruneLog): PeriodicJob {
   // Undefined until a walk succeeds: the first prune after start walks, and so does the one
   // after a failure.
   let lastWalk: number | undefined;
@@ -33,10 +42,14 @@ export function startPruneSchedule(ctx: AppContext, log: Log): PeriodicJob {
     async () => {
       const now = ctx.now();
       const walkAllGrants = walksAllGrants(lastWalk, now);
+      const times = new StatementTimes();
       const outcome = await withInstanceLock(ctx.db, 'prune', () =>
         prune(ctx.storage.maintenanceDb, ctx.config, now, {
           batches: () => new TimeBoundBatches({ max: PRUNE_BATCH }),
-          rest: restAsLongAsBusy,
+          rest: async (busyMs) => {
+            await Promise.all([restAsLongAsBusy(busyMs), ctx.storage.checkpointsCaughtUp()]);
+          },
+          onStatement: (kind, rows, ms) => times.record(kind, rows, ms),
           walkAllGrants,
         }),
       ).catch((error: unknown) => {
@@ -45,6 +58,7 @@ export function startPruneSchedule(ctx: AppContext, log: Log): PeriodicJob {
         throw error;
       });
       if (outcome.ran && walkAllGrants) lastWalk = now;
+      if (outcome.ran) log.debug({ statements: times.summary }, 'prune statement times');
       if (outcome.ran && Object.values(outcome.result).some((n) => n > 0)) {
         log.info({ pruned: outcome.result, walkedAllGrants: walkAllGrants }, 'pruned dead rows');
       }

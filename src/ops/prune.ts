@@ -23,6 +23,7 @@ import type { Database } from '../storage/schema.js';
 import { type BatchSize, fixedBatches } from './batch-size.js';
 import { deleted, inBatches, type Pace, pageOf, walkDeleting } from './prune-batches.js';
 import { checkGrants, LosingGrants, walkGrants } from './prune-grants.js';
+import type { PruneKind } from './statement-times.js';
 
 /**
  * Rows are deleted only when they died this long ago, so a request that judged a row alive a
@@ -61,6 +62,8 @@ export interface PruneOptions {
   readonly rest?: (busyMs: number) => Promise<void>;
   /** Milliseconds, to time each statement (default `performance.now`). */
   readonly clock?: () => number;
+  /** Told each statement's kind, rows handled and time in ms (the server's job: StatementTimes). */
+  readonly onStatement?: (kind: PruneKind, rows: number, ms: number) => void;
   /**
    * Also walk the whole grants table (default true): the safety net of the targeted check (see
    * above). The server's job walks at its first prune and then once a day (prune-schedule.ts).
@@ -124,21 +127,22 @@ export async function prune(
     batches: options.batches ?? (() => fixedBatches(size)),
     rest: options.rest ?? nextTurn,
     clock: options.clock ?? (() => performance.now()),
+    timed: options.onStatement ?? (() => undefined),
   };
   const dead = now - PRUNE_MARGIN;
   const losing = new LosingGrants(options.maxTrackedGrants);
-  const expired = (table: keyof typeof EXPIRING) =>
-    inBatches(pace, async (rows) => {
+  const expired = (table: keyof typeof EXPIRING, kind: PruneKind) =>
+    inBatches(pace, kind, async (rows) => {
       const grantIds = await deleteExpired(db, table, dead, rows);
       losing.add(grantIds);
       return { handled: grantIds.length, deleted: grantIds.length };
     });
   // Consumed codes stay until they expire: a replay inside the lifetime must still be recognised
   // (RFC 6749 §4.1.2) and revoke what the code issued.
-  const codes = await expired('authorization_codes');
+  const codes = await expired('authorization_codes', 'codes');
   // Rotated refresh tokens stay until their own expiry, so reuse is detected (RFC 9700 §4.14.2).
-  const accessTokens = await expired('access_tokens');
-  const refreshTokens = await expired('refresh_tokens');
+  const accessTokens = await expired('access_tokens', 'accessTokens');
+  const refreshTokens = await expired('refresh_tokens', 'refreshTokens');
   const grantsCreatedBefore = now - config.codeTtl - PRUNE_MARGIN;
   const grants =
     (options.walkAllGrants ?? true) || losing.overflowed
@@ -146,6 +150,7 @@ export async function prune(
       : await checkGrants(db, [...losing.ids], grantsCreatedBefore, pace);
   const sessions = await walkDeleting(
     pace,
+    'sessions',
     (after, rows) => pageOf(db, 'sessions', 'id_hash', after, rows),
     async (keys) =>
       deleted(
@@ -160,6 +165,7 @@ export async function prune(
   );
   const rateLimits = await walkDeleting(
     pace,
+    'rateLimits',
     (after, rows) => pageOf(db, 'rate_limits', 'key', after, rows),
     async (keys) =>
       deleted(
@@ -172,6 +178,7 @@ export async function prune(
   );
   const signinCounts = await walkDeleting(
     pace,
+    'signinCounts',
     (after, rows) => pageOf(db, 'signin_throttle', 'key', after, rows),
     async (keys) =>
       deleted(
@@ -202,6 +209,7 @@ export async function prune(
 function pruneIdleClients(db: Kysely<Database>, idleBefore: number, pace: Pace): Promise<number> {
   return walkDeleting(
     pace,
+    'clients',
     (after, rows) => pageOf(db, 'clients', 'id', after, rows),
     async (keys) =>
       deleted(

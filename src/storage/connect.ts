@@ -28,8 +28,17 @@ export interface Storage {
   readonly schema?: string;
   /** The SQLite database file (absolute path); undefined in memory and on PostgreSQL. */
   readonly file?: string;
+  /**
+   * What a bulk writer (the server's prune) awaits between two statements, so that it never
+   * fills SQLite's WAL faster than the checkpoint worker copies it: at once, unless the worker's
+   * last round found the WAL long (sqlite/wal-checkpoints.ts). At once on PostgreSQL, in memory
+   * and without the worker (the CLI).
+   */
+  checkpointsCaughtUp(): Promise<void>;
   close(): Promise<void>;
 }
+
+const atOnce = (): Promise<void> => Promise.resolve();
 
 export interface OpenOptions {
   /** PostgreSQL schema to use (created if missing); also read from `?schema=` in the URL. */
@@ -87,7 +96,13 @@ function sqliteStorage(database: SQLite.Database, path: string, options: OpenOpt
     await db.destroy();
     await checkpoints?.stop();
   };
-  return { db, maintenanceDb: db, dialect: 'sqlite', close };
+  return {
+    db,
+    maintenanceDb: db,
+    dialect: 'sqlite',
+    checkpointsCaughtUp: checkpoints ? () => checkpoints.caughtUp() : atOnce,
+    close,
+  };
 }
 
 async function openPostgres(url: string, options: OpenOptions): Promise<Storage> {
@@ -117,6 +132,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Storage>
     maintenanceDb,
     dialect: 'postgres',
     pool,
+    checkpointsCaughtUp: atOnce,
     ...(schema ? { schema } : {}),
     close: () => db.destroy(),
   };

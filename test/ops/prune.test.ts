@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it, mock } from 'node:test';
-import { TimeBoundBatches } from '../../src/ops/batch-size.js';
+import { MIN_BATCH_ROWS, TimeBoundBatches } from '../../src/ops/batch-size.js';
 import { withInstanceLock } from '../../src/ops/instance-lock.js';
 import { PRUNE_MARGIN, prune, restAsLongAsBusy } from '../../src/ops/prune.js';
 import { GRANT_WALK_INTERVAL, startPruneSchedule, walksAllGrants } from '../../src/ops/prune-schedule.js';
+import type { KindTimes } from '../../src/ops/statement-times.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 import { DeleteCounter } from './delete-counter.js';
 import { addAccount, addClient, addCode, addGrant, addSession, addToken, count } from './fixtures.js';
@@ -243,8 +244,9 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(counts.accessTokens, 40);
       const sizes = counter.deletes.filter((_, i) => counter.tables[i] === 'access_tokens');
-      // 2, 4, 8 while fast; 8 rows took 50 ms, five times the target: back to the smallest.
-      assert.deepEqual(sizes, [2, 4, 8, 2, 4, 8, 2, 4, 6]);
+      // Grown by half after every two fast statements; 8 rows took 50 ms, five times the target:
+      // back to the smallest (the last two of the 40 rows, then an empty statement ends it).
+      assert.deepEqual(sizes, [2, 2, 3, 3, 4, 4, 6, 6, 8, 2, 0]);
     });
 
     /** Prunes what the tests before left behind, then makes 90-day-old grants of one account and client. */
@@ -329,7 +331,11 @@ describe('periodic prune in the server', () => {
   it('runs every PRUNE_INTERVAL seconds and stops cleanly', async () => {
     const t = await createTestApp('sqlite', { env: { PRUNE_INTERVAL: '1' } });
     const logged: object[] = [];
-    const log = { info: (obj: object) => logged.push(obj), warn: (obj: object) => logged.push(obj) };
+    const log = {
+      info: (obj: object) => logged.push(obj),
+      warn: (obj: object) => logged.push(obj),
+      debug: () => undefined,
+    };
     const schedule = startPruneSchedule(t.ctx, log);
     try {
       const now = t.clock.now();
@@ -346,12 +352,71 @@ describe('periodic prune in the server', () => {
       await t.close();
     }
   });
+  it('logs at debug level, per kind of row, its statements, rows, and the slowest statement; rests until checkpoints caught up', async () => {
+    const t = await createTestApp('sqlite', { env: { PRUNE_INTERVAL: '1' } });
+    const debug: Array<{ obj: object; msg: string }> = [];
+    const log = {
+      info: () => undefined,
+      warn: () => undefined,
+      debug: (obj: object, msg: string) => debug.push({ obj, msg }),
+    };
+    let caughtUp = 0;
+    const ctx = {
+      ...t.ctx,
+      storage: {
+        ...t.ctx.storage,
+        checkpointsCaughtUp: () => {
+          caughtUp++;
+          return Promise.resolve();
+        },
+      },
+    };
+    const now = t.clock.now();
+    const account = await addAccount(t.ctx.db, now);
+    // More than the first statement's MIN_BATCH_ROWS: a second statement, and a rest between.
+    for (let i = 0; i < MIN_BATCH_ROWS + 2; i++) await addSession(t.ctx.db, account, now - 7200, now - 3600);
+    const schedule = startPruneSchedule(ctx, log);
+    try {
+      const started = Date.now();
+      while (debug.length === 0) {
+        assert.ok(Date.now() - started < 3000, 'the prune logs its statement times');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      await schedule.stop();
+      await t.close();
+    }
+    assert.equal(debug[0]!.msg, 'prune statement times');
+    const { statements } = debug[0]!.obj as { statements: Record<string, KindTimes> };
+    const sessions = statements.sessions!;
+    assert.deepEqual(
+      { statements: sessions.statements, rows: sessions.rows },
+      { statements: 2, rows: MIN_BATCH_ROWS + 2 }, // a full page of keys, then the last two
+    );
+    assert.ok(
+      sessions.slowestMs >= 0 && [MIN_BATCH_ROWS, 2].includes(sessions.slowestRows),
+      JSON.stringify(sessions),
+    );
+    // Every kind the prune ran is there, one statement at least each.
+    for (const kind of [
+      'codes',
+      'accessTokens',
+      'refreshTokens',
+      'grants',
+      'rateLimits',
+      'signinCounts',
+      'clients',
+    ]) {
+      assert.ok((statements[kind]?.statements ?? 0) >= 1, `${kind}: ${JSON.stringify(statements[kind])}`);
+    }
+    assert.ok(caughtUp >= 1, 'the rest between two statements waits for the checkpoints');
+  });
 });
 
 describe("the server prune's walk over every grant (the targeted check's safety net)", () => {
   it('its first prune after start walks: a grant left with no token by a prune cut short goes', async () => {
     const t = await createTestApp('sqlite', { env: { PRUNE_INTERVAL: '1' } });
-    const log = { info: () => undefined, warn: () => undefined };
+    const log = { info: () => undefined, warn: () => undefined, debug: () => undefined };
     const now = t.clock.now();
     const account = await addAccount(t.ctx.db, now - 200 * DAY);
     const client = await addClient(t.ctx.db, 'dynamic', now - 100 * DAY, now);
@@ -375,7 +440,11 @@ describe("the server prune's walk over every grant (the targeted check's safety 
     const t = await createTestApp('sqlite', { env: { PRUNE_INTERVAL: '1' } });
     const infos: object[] = [];
     const warnings: object[] = [];
-    const log = { info: (obj: object) => infos.push(obj), warn: (obj: object) => warnings.push(obj) };
+    const log = {
+      info: (obj: object) => infos.push(obj),
+      warn: (obj: object) => warnings.push(obj),
+      debug: () => undefined,
+    };
     const fault = new GrantDeleteFault();
     const ctx = {
       ...t.ctx,

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
 import { openStorage } from '../../src/storage/connect.js';
+import { framesInWal } from '../../src/storage/sqlite/wal-index.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: a scratch table outside the application schema
 type Db = Kysely<any>;
@@ -101,4 +102,40 @@ describe('SQLite WAL checkpoints on a worker thread', () => {
       else assert.ok(largestWal > written * 1.5, `the WAL stayed at ${largestWal} of ${written} bytes`);
     });
   }
+
+  it('reads the frames in the WAL from its index, as a checkpoint reports them', async () => {
+    const file = join(dir, 'frames.db');
+    const storage = await openStorage(`sqlite:${file}`);
+    await fill(storage.db as Db);
+    const frames = framesInWal(file);
+    const reported = await sql<{ log: number }>`pragma wal_checkpoint(PASSIVE)`.execute(storage.db as Db);
+    await storage.close();
+    assert.ok(frames > 500, `${frames} frames`);
+    assert.equal(frames, reported.rows[0]!.log);
+    assert.equal(framesInWal(join(dir, 'none.db')), 0);
+  });
+
+  it('a bulk writer awaiting checkpointsCaughtUp between statements keeps the WAL under the restart threshold', async () => {
+    // No timed round (an hour apart): only the rounds the writer asks for copy the WAL. Without
+    // them the WAL holds everything written (about twice the 4 MB here: 2000 frames).
+    const file = join(dir, 'bulk.db');
+    const restartPages = 200;
+    const storage = await openStorage(`sqlite:${file}`, {
+      checkpointInBackground: { intervalMs: 3_600_000, restartPages },
+    });
+    const db = storage.db as Db;
+    await sql`create table rows (id integer primary key, body text not null)`.execute(db);
+    const body = 'z'.repeat(1000);
+    let largest = 0;
+    for (let i = 0; i < 500; i++) {
+      await db.transaction().execute(async (trx) => {
+        for (let j = 0; j < 8; j++) await trx.insertInto('rows').values({ body }).execute();
+      });
+      largest = Math.max(largest, framesInWal(file));
+      await storage.checkpointsCaughtUp();
+    }
+    await storage.close();
+    // Half the threshold, then one transaction (about 4 frames) more before the writer waits.
+    assert.ok(largest < restartPages, `the WAL reached ${largest} frames`);
+  });
 });

@@ -16,10 +16,21 @@
  * transaction back (queued, the event loop runs on) while the worker runs one more round with no
  * writer, which copies the few frames left; the next commit then writes from the WAL's start.
  * A pause lasts one round (milliseconds) and comes once per `restartPages` written.
+ *
+ * A bulk writer (the server's prune) writes faster than that: each deleted token dirties pages of
+ * its table and of each index, and a prune of 360 000 tokens on a 370 MB file took the WAL from
+ * 100 to 5 000–8 700 frames within one round's interval, so it needed a quiet restart every
+ * other round, 98 of them, each holding the server's queries 55–124 ms (docs/performance.md
+ * "Cost as the database grows"). So such a writer awaits `caughtUp()` between its statements:
+ * while the WAL holds under half of `restartPages` frames (wal-index.ts reads how many), at once;
+ * past it, the worker runs a round at once and the writer waits for it (requests run meanwhile).
+ * With the writer idle the round copies every frame, and the writer's next commit starts the WAL
+ * over by itself: the writer's frames never reach `restartPages`, and no pause is needed for them.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
+import { framesInWal } from './wal-index.js';
 
 const SAFETY_PAGES = 20_000;
 
@@ -43,10 +54,12 @@ const checkpoint = () => {
     return 0;
   }
 };
-const timer = setInterval(() => {
-  if (checkpoint() >= workerData.restartPages) parentPort.postMessage('long');
-}, workerData.intervalMs);
+const timer = setInterval(() => parentPort.postMessage(checkpoint()), workerData.intervalMs);
 parentPort.on('message', (message) => {
+  if (message === 'round') {
+    parentPort.postMessage(checkpoint());
+    return;
+  }
   if (message === 'quiet') {
     checkpoint();
     parentPort.postMessage('done');
@@ -68,6 +81,12 @@ type Quiesce = (task: () => Promise<void>) => Promise<void>;
 const QUIET_LIMIT_MS = 1000;
 
 export interface BackgroundCheckpoints {
+  /**
+   * What a bulk writer awaits between two statements (see the top of this file): at once while
+   * the WAL holds under half of `restartPages` frames; otherwise at the end of a round run at
+   * once (at most QUIET_LIMIT_MS).
+   */
+  caughtUp(): Promise<void>;
   /** A last checkpoint, then the worker ends. */
   stop(): Promise<void>;
 }
@@ -100,16 +119,43 @@ export function checkpointInBackground(
       worker.postMessage('quiet');
     });
   let restarting = false;
-  worker.on('message', (message) => {
-    if (message === 'done') quiet?.();
-    if (message !== 'long' || restarting) return;
+  let nextRound: Array<() => void> = [];
+  const roundEnded = () => {
+    for (const resolve of nextRound) resolve();
+    nextRound = [];
+  };
+  // Messages: 'done' (the quiet round), or the frames a round left in the WAL.
+  worker.on('message', (message: 'done' | number) => {
+    if (message === 'done') {
+      quiet?.();
+      return;
+    }
+    roundEnded();
+    if (message < restartPages || restarting) return;
     restarting = true;
     void quiesce(roundWithoutWriters).finally(() => {
       restarting = false;
     });
   });
-  void exited.then(() => quiet?.());
+  let ended = false;
+  void exited.then(() => {
+    ended = true;
+    quiet?.();
+    roundEnded();
+  });
+  const caughtUp = (): Promise<void> => {
+    if (ended || framesInWal(path) < restartPages / 2) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, QUIET_LIMIT_MS);
+      if (nextRound.length === 0) worker.postMessage('round');
+      nextRound.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  };
   return {
+    caughtUp,
     stop: async () => {
       // Unreferenced, a worker does not keep the process alive; stopping waits for its exit.
       worker.ref();

@@ -3,6 +3,7 @@ import type { LoopDelay } from './child.js';
 import type { FillResult } from './fill.js';
 import type { Measurement } from './load.js';
 import { median, type Row } from './measure.js';
+import type { StatementTimes } from './prune-log.js';
 import type { ScenarioName } from './scenarios.js';
 
 /** Issue 22 item 5. */
@@ -20,6 +21,8 @@ export interface PruneRun {
   readonly pruneSeconds: number;
   /** Rows deleted, by kind, as the server logged them. */
   readonly pruned: Record<string, number>;
+  /** Per kind of row, what its statements took, as the server logged them. */
+  readonly statements?: Record<string, StatementTimes>;
 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
@@ -77,5 +80,16 @@ export function pruneTable(run: PruneRun): string {
         .map(([kind, n]) => `${fmt(n)} ${kind}`)
         .join(', ')}) in ${fmt(run.pruneSeconds, 2)} s under load ` +
       '(from the bench firing the job to its log line).',
+    ...statementLines(run.statements),
   ].join('\n');
+}
+
+/** The prune's statement times per kind of row, as the server logged them. */
+function statementLines(statements: PruneRun['statements']): string[] {
+  if (!statements) return [];
+  const kinds = Object.entries(statements).map(
+    ([kind, t]) =>
+      `${kind} ${fmt(t.statements)} statements, ${fmt(t.rows)} rows, slowest ${fmt(t.slowestMs, 1)} ms (${fmt(t.slowestRows)} rows)`,
+  );
+  return ['', `Its statements, per kind of row: ${kinds.join('; ')}.`];
 }

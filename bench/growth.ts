@@ -155,6 +155,7 @@ async function pruneUnderLoad(
     duringLoop,
     pruneSeconds: (end.at - fired.at) / 1000,
     pruned: end.pruned,
+    ...(end.statements ? { statements: end.statements } : {}),
   };
 }
 
@@ -195,6 +196,9 @@ async function compareAndPrune(
       env: {
         ...full.env,
         PRUNE_INTERVAL: String(HELD_PRUNE_INTERVAL),
+        // The prune's statement times are a debug line (src/ops/prune-schedule.ts); nothing on a
+        // request's path logs at debug level, so the measured requests log as at info.
+        LOG_LEVEL: 'debug',
         BENCH_HELD_INTERVAL_MS: String(HELD_PRUNE_INTERVAL * 1000),
       },
       probe: true,

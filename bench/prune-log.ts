@@ -8,11 +8,25 @@ export interface PruneEnd {
   readonly at: number;
   /** Rows deleted, by kind, as the server logged them. */
   readonly pruned: Record<string, number>;
+  /**
+   * Per kind of row, what its statements took ('prune statement times', logged at debug level
+   * just before the end: the bench runs the grown server at LOG_LEVEL=debug).
+   */
+  readonly statements?: Record<string, StatementTimes>;
+}
+
+/** One kind's line of src/ops/statement-times.ts. */
+export interface StatementTimes {
+  readonly statements: number;
+  readonly rows: number;
+  readonly slowestMs: number;
+  readonly slowestRows: number;
 }
 
 /** The messages of src/ops/prune-schedule.ts. */
 const DONE = 'pruned dead rows';
 const FAILED = 'prune failed; retrying at the next interval';
+const TIMES = 'prune statement times';
 
 /**
  * The first prune that ended at or after `since` (epoch ms), or undefined while none has; throws
@@ -20,9 +34,16 @@ const FAILED = 'prune failed; retrying at the next interval';
  * skipped.
  */
 export function pruneEnd(log: string, since: number): PruneEnd | undefined {
+  let statements: Record<string, StatementTimes> | undefined;
   for (const line of log.split('\n')) {
-    if (!line.includes(DONE) && !line.includes(FAILED)) continue;
-    let entry: { msg?: unknown; time?: unknown; pruned?: unknown; err?: { message?: unknown } };
+    if (!line.includes(DONE) && !line.includes(FAILED) && !line.includes(TIMES)) continue;
+    let entry: {
+      msg?: unknown;
+      time?: unknown;
+      pruned?: unknown;
+      statements?: unknown;
+      err?: { message?: unknown };
+    };
     try {
       entry = JSON.parse(line);
     } catch {
@@ -30,7 +51,11 @@ export function pruneEnd(log: string, since: number): PruneEnd | undefined {
     }
     if (typeof entry.time !== 'number' || entry.time < since) continue;
     if (entry.msg === FAILED) throw new Error(`the server's prune failed: ${String(entry.err?.message)}`);
-    if (entry.msg === DONE) return { at: entry.time, pruned: (entry.pruned ?? {}) as Record<string, number> };
+    if (entry.msg === TIMES) statements = entry.statements as Record<string, StatementTimes>;
+    if (entry.msg === DONE) {
+      const pruned = (entry.pruned ?? {}) as Record<string, number>;
+      return statements ? { at: entry.time, pruned, statements } : { at: entry.time, pruned };
+    }
   }
   return undefined;
 }

@@ -81,6 +81,16 @@ describe('bench prune log', () => {
     assert.deepEqual(pruneEnd(log, 2000), { at: 7000, pruned: { grants: 2, accessTokens: 9 } });
   });
 
+  it('adds the statement times the prune logged before its end, when the log has them', () => {
+    const times = { accessTokens: { statements: 40, rows: 9, slowestMs: 2.5, slowestRows: 10 } };
+    const withTimes = [
+      line({ time: 1500, msg: 'prune statement times', statements: { grants: { statements: 1 } } }),
+      line({ time: 6900, level: 20, msg: 'prune statement times', statements: times }),
+      line({ time: 7000, msg: 'pruned dead rows', pruned: { accessTokens: 9 } }),
+    ].join('\n');
+    assert.deepEqual(pruneEnd(withTimes, 2000), { at: 7000, pruned: { accessTokens: 9 }, statements: times });
+  });
+
   it('answers nothing while no prune has ended since then', () => {
     assert.equal(pruneEnd(log, 7001), undefined);
   });

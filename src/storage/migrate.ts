@@ -15,12 +15,23 @@ export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest();
     if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-    // Kysely's PostgreSQL introspection scans every schema of the server; a schema dropped by
-    // someone else mid-scan (test suites drop theirs at close) fails it. Nothing was changed
-    // then, so the run is simply retried.
     const message = error instanceof Error ? error.message : String(error);
-    if (attempt >= 5 || !/^schema ".*" does not exist$/.test(message)) {
+    if (attempt >= 5 || !droppedMidScan(message, schema)) {
       throw error instanceof Error ? error : new Error(message);
     }
   }
+}
+
+/**
+ * Whether a failed migration run met another schema dropped while Kysely's PostgreSQL
+ * introspection scanned it: that scan reads every schema of the server, and resolves each table
+ * by name (`pg_get_serial_sequence('schema.table', …)`), so a schema or table dropped by someone
+ * else mid-scan (test suites drop theirs at close) fails it with `schema "x" does not exist` or
+ * `relation "x.t" does not exist`. Nothing was changed then, and the run can simply be retried.
+ * A missing relation of our own schema is a real error, never retried.
+ */
+export function droppedMidScan(message: string, schema: string | undefined): boolean {
+  const dropped = /^(?:schema "([^"]+)"|relation "([^".]+)\.[^"]+") does not exist$/.exec(message);
+  if (!dropped) return false;
+  return (dropped[1] ?? dropped[2]) !== (schema ?? 'public');
 }

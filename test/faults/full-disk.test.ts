@@ -137,7 +137,6 @@ describe('a full disk on SQLite', { skip: problem && !CI ? problem : false }, ()
     assert.match(last.headers.get('retry-after') ?? '', /^\d+$/);
     // A person signing in cannot get a session: RFC 6749 §4.1.2.1, the client hears
     // temporarily_unavailable at its redirect URI (the request was verified first).
-    const visitor = new Browser(server.url);
     const query = new URLSearchParams({
       response_type: 'code',
       client_id: clientId,
@@ -147,14 +146,18 @@ describe('a full disk on SQLite', { skip: problem && !CI ? problem : false }, ()
       code_challenge_method: 'S256',
       state: 'full-disk',
     });
-    const signInPage = await visitor.get(`/oauth/authorize?${query}`);
-    assert.equal(signInPage.status, 200, 'the sign-in page only reads');
-    const form = readForm(await signInPage.text());
-    const signedIn = await visitor.post(form.action, {
-      ...form.fields,
-      email: person.email,
-      password: person.password,
-    });
+    const signIn = async () => {
+      const visitor = new Browser(server.url);
+      const signInPage = await visitor.get(`/oauth/authorize?${query}`);
+      assert.equal(signInPage.status, 200, 'the sign-in page only reads');
+      const form = readForm(await signInPage.text());
+      return visitor.post(form.action, { ...form.fields, email: person.email, password: person.password });
+    };
+    // A session row is smaller than a registration: it may still fit in pages the WAL reuses
+    // (seen once in CI: the consent page, 200). Each that fits takes room; the first that does
+    // not must answer at the redirect URI.
+    let signedIn = await signIn();
+    for (let i = 0; i < 20 && signedIn.status === 200; i++) signedIn = await signIn();
     assert.equal(signedIn.status, 303);
     const back = new URL(signedIn.headers.get('location')!);
     assert.equal(`${back.origin}${back.pathname}`, REDIRECT);

@@ -84,12 +84,19 @@ export function pruneTable(run: PruneRun): string {
   ].join('\n');
 }
 
+/** How many statements took ≤ 3, ≤ 10, ≤ 30 ms and longer (src/ops/statement-times.ts). */
+function histogramText(histogram: readonly number[] | undefined): string {
+  if (histogram?.length !== 4) return '';
+  return `, by time ≤ 3 / ≤ 10 / ≤ 30 / > 30 ms: ${histogram.map((n) => fmt(n)).join(' / ')}`;
+}
+
 /** The prune's statement times per kind of row, as the server logged them. */
 function statementLines(statements: PruneRun['statements']): string[] {
   if (!statements) return [];
   const kinds = Object.entries(statements).map(
     ([kind, t]) =>
-      `${kind} ${fmt(t.statements)} statements, ${fmt(t.rows)} rows, slowest ${fmt(t.slowestMs, 1)} ms (${fmt(t.slowestRows)} rows)`,
+      `${kind} ${fmt(t.statements)} statements, ${fmt(t.rows)} rows, slowest ${fmt(t.slowestMs, 1)} ms (${fmt(t.slowestRows)} rows)` +
+      histogramText(t.histogram),
   );
   return ['', `Its statements, per kind of row: ${kinds.join('; ')}.`];
 }

@@ -6,6 +6,7 @@
  * a disk read each when it does not (docs/performance.md "Cost as the database grows": 2000-row
  * statements held the loop up to 368 ms over a million expired rows).
  */
+import type { DialectName } from '../storage/connect.js';
 
 /** Tells the next statement's row count and learns from how long each statement took. */
 export interface BatchSize {
@@ -31,6 +32,23 @@ export function fixedBatches(rows: number): BatchSize {
  * fixed cost and a rest after it: the prune takes longer, for nothing a request would notice.
  */
 export const STATEMENT_TARGET_MS = 3;
+
+/**
+ * What a statement of the server's prune should take on PostgreSQL. There the driver is
+ * asynchronous: the statement runs in the database's backend while the event loop serves
+ * requests, so its time is not a wait added to a request as on SQLite, and the time the prune
+ * measures includes the event loop's own queue under load (several milliseconds at 16
+ * connections). With the SQLite target every statement stayed at MIN_BATCH_ROWS and a prune of a
+ * million expired rows under load had not ended after 30 minutes (docs/performance.md "Cost as the
+ * database grows"). The rest after each statement (as long as it took) still bounds the prune to
+ * half of one backend's time.
+ */
+export const POSTGRES_STATEMENT_TARGET_MS = 50;
+
+/** The statement target of the server's prune on this dialect. */
+export function statementTargetMs(dialect: DialectName): number {
+  return dialect === 'postgres' ? POSTGRES_STATEMENT_TARGET_MS : STATEMENT_TARGET_MS;
+}
 
 /**
  * The fewest rows a statement handles, however slow. Low enough that a statement whose rows all

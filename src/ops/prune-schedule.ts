@@ -8,7 +8,7 @@
  * which holds every query back while it runs.
  */
 import type { AppContext } from '../context.js';
-import { TimeBoundBatches } from './batch-size.js';
+import { statementTargetMs, TimeBoundBatches } from './batch-size.js';
 import { withInstanceLock } from './instance-lock.js';
 import { type Log, type PeriodicJob, startPeriodic } from './periodic.js';
 import { PRUNE_BATCH, prune, restAsLongAsBusy } from './prune.js';
@@ -45,7 +45,8 @@ export function startPruneSchedule(ctx: AppContext, log: PruneLog): PeriodicJob 
       const times = new StatementTimes();
       const outcome = await withInstanceLock(ctx.db, 'prune', () =>
         prune(ctx.storage.maintenanceDb, ctx.config, now, {
-          batches: () => new TimeBoundBatches({ max: PRUNE_BATCH }),
+          batches: () =>
+            new TimeBoundBatches({ max: PRUNE_BATCH, targetMs: statementTargetMs(ctx.storage.dialect) }),
           rest: async (busyMs) => {
             await Promise.all([restAsLongAsBusy(busyMs), ctx.storage.checkpointsCaughtUp()]);
           },

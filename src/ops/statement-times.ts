@@ -18,6 +18,13 @@ export type PruneKind =
   | 'signinCounts'
   | 'clients';
 
+/**
+ * Upper bounds (ms) of the statement-time histogram: a prune under load keeps p99 within 2× only
+ * while its statements stay within a few milliseconds (docs/performance.md "Cost as the database
+ * grows"), so the count above each bound tells whether the slowest is a lone outlier or a habit.
+ */
+export const TIME_BUCKETS_MS = [3, 10, 30] as const;
+
 export interface KindTimes {
   statements: number;
   /** Rows the statements handled (deleted, or keys walked). */
@@ -25,6 +32,8 @@ export interface KindTimes {
   slowestMs: number;
   /** Rows the slowest statement handled. */
   slowestRows: number;
+  /** Statements per bucket of TIME_BUCKETS_MS: ≤ 3 ms, ≤ 10, ≤ 30, and above the last bound. */
+  histogram: number[];
 }
 
 /** Collects what each statement took; `summary` holds only the kinds that ran. */
@@ -32,8 +41,16 @@ export class StatementTimes {
   readonly summary: Partial<Record<PruneKind, KindTimes>> = {};
 
   record(kind: PruneKind, rows: number, ms: number): void {
-    const times = this.summary[kind] ?? { statements: 0, rows: 0, slowestMs: 0, slowestRows: 0 };
+    const times = this.summary[kind] ?? {
+      statements: 0,
+      rows: 0,
+      slowestMs: 0,
+      slowestRows: 0,
+      histogram: TIME_BUCKETS_MS.map(() => 0).concat(0),
+    };
     times.statements++;
+    const bucket = TIME_BUCKETS_MS.findIndex((bound) => ms <= bound);
+    times.histogram[bucket === -1 ? TIME_BUCKETS_MS.length : bucket]!++;
     times.rows += rows;
     if (times.statements === 1 || ms > times.slowestMs) {
       times.slowestMs = Math.round(ms * 10) / 10;

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { pruneTable } from '../../bench/growth-report.js';
+import type { Measurement } from '../../bench/load.js';
 import { pruneEnd } from '../../bench/prune-log.js';
 
 const PROBE = join(import.meta.dirname, '..', '..', 'bench', 'servers', 'probe.mjs');
@@ -98,5 +100,38 @@ describe('bench prune log', () => {
   it('fails when the prune failed', () => {
     const failed = `${log}\n${line({ time: 9000, msg: 'prune failed; retrying at the next interval', err: { message: 'disk I/O error' } })}`;
     assert.throws(() => pruneEnd(failed, 7001), /prune failed: disk I\/O error/);
+  });
+
+  it('reports the statements of each kind by time, from the histogram the server logged', () => {
+    const second: Measurement = {
+      rps: 100,
+      p50: 1,
+      p99: 5,
+      ok: 100,
+      nonOk: 0,
+      errors: 0,
+      seconds: 1,
+      exhausted: false,
+      statusCodes: { '200': 100 },
+      serverCpuSeconds: undefined,
+    };
+    const table = pruneTable({
+      scenario: 'introspection',
+      connections: 16,
+      before: second,
+      during: [second],
+      beforeLoop: undefined,
+      duringLoop: undefined,
+      pruneSeconds: 1,
+      pruned: { accessTokens: 9 },
+      statements: {
+        accessTokens: { statements: 12, rows: 9, slowestMs: 45.8, slowestRows: 1, histogram: [9, 1, 1, 1] },
+        grants: { statements: 1, rows: 1, slowestMs: 0.4, slowestRows: 1 },
+      },
+    });
+    assert.match(
+      table,
+      /accessTokens 12 statements, 9 rows, slowest 45\.8 ms \(1 rows\), by time ≤ 3 \/ ≤ 10 \/ ≤ 30 \/ > 30 ms: 9 \/ 1 \/ 1 \/ 1; grants 1 statements, 1 rows, slowest 0\.4 ms \(1 rows\)\./,
+    );
   });
 });

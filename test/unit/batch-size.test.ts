@@ -3,7 +3,9 @@ import { describe, it } from 'node:test';
 import {
   fixedBatches,
   MIN_BATCH_ROWS,
+  POSTGRES_STATEMENT_TARGET_MS,
   STATEMENT_TARGET_MS,
+  statementTargetMs,
   TimeBoundBatches,
 } from '../../src/ops/batch-size.js';
 
@@ -20,6 +22,25 @@ function sizesFor(sizes: { rows: number; took(ms: number): void }, times: number
 describe('time-bound prune batches', () => {
   it('keeps a statement within a few milliseconds: a request waiting for one stays within 2× a 5 ms p99', () => {
     assert.ok(STATEMENT_TARGET_MS <= 5, `${STATEMENT_TARGET_MS} ms`);
+  });
+
+  it('on PostgreSQL lets batches grow past the event loop’s own queue (8 ms a statement under load), where SQLite’s target keeps them at the floor', () => {
+    assert.equal(statementTargetMs('sqlite'), STATEMENT_TARGET_MS);
+    assert.equal(statementTargetMs('postgres'), POSTGRES_STATEMENT_TARGET_MS);
+    const underLoad = Array.from({ length: 12 }, () => 8);
+    const postgres = sizesFor(
+      new TimeBoundBatches({ max: 2000, targetMs: statementTargetMs('postgres') }),
+      underLoad,
+    );
+    const sqlite = sizesFor(
+      new TimeBoundBatches({ max: 2000, targetMs: statementTargetMs('sqlite') }),
+      underLoad,
+    );
+    assert.ok(postgres.at(-1)! >= 100, `PostgreSQL: ${postgres.join(', ')}`);
+    assert.ok(
+      sqlite.every((rows) => rows === MIN_BATCH_ROWS),
+      `SQLite: ${sqlite.join(', ')}`,
+    );
   });
 
   it('starts at the smallest batch and grows by half after every two statements under half the target, up to the largest', () => {

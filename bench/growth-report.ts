@@ -1,4 +1,6 @@
 /** The tables of `--grown`: grown against empty, and the prune under load, with the targets. */
+
+import { TIME_BUCKETS_MS } from '../src/ops/statement-times.js';
 import type { LoopDelay } from './child.js';
 import type { FillResult } from './fill.js';
 import type { Measurement } from './load.js';
@@ -84,10 +86,11 @@ export function pruneTable(run: PruneRun): string {
   ].join('\n');
 }
 
-/** How many statements took ≤ 3, ≤ 10, ≤ 30 ms and longer (src/ops/statement-times.ts). */
+/** How many statements took ≤ 3, ≤ 10, ≤ 30 ms and longer (TIME_BUCKETS_MS). */
 function histogramText(histogram: readonly number[] | undefined): string {
-  if (histogram?.length !== 4) return '';
-  return `, by time ≤ 3 / ≤ 10 / ≤ 30 / > 30 ms: ${histogram.map((n) => fmt(n)).join(' / ')}`;
+  if (histogram?.length !== TIME_BUCKETS_MS.length + 1) return '';
+  const bounds = [...TIME_BUCKETS_MS.map((ms) => `≤ ${ms}`), `> ${TIME_BUCKETS_MS.at(-1)} ms`];
+  return `, by time ${bounds.join(' / ')}: ${histogram.map((n) => fmt(n)).join(' / ')}`;
 }
 
 /** The prune's statement times per kind of row, as the server logged them. */

@@ -2,6 +2,7 @@
  * The end of the server's own prune, read from its log (pino JSON lines, one per line): the
  * "pruned dead rows" line of the run the bench started, with its time to the millisecond.
  */
+import type { KindTimes } from '../src/ops/statement-times.js';
 
 export interface PruneEnd {
   /** Epoch milliseconds of the log line (pino's `time`). */
@@ -15,15 +16,13 @@ export interface PruneEnd {
   readonly statements?: Record<string, StatementTimes>;
 }
 
-/** One kind's line of src/ops/statement-times.ts. */
-export interface StatementTimes {
-  readonly statements: number;
-  readonly rows: number;
-  readonly slowestMs: number;
-  readonly slowestRows: number;
-  /** Statements ≤ 3 ms, ≤ 10, ≤ 30 and above (absent from logs of servers before it). */
+/**
+ * One kind's line of src/ops/statement-times.ts, as read back from the log; a server from before
+ * the histogram logs none.
+ */
+export type StatementTimes = Readonly<Omit<KindTimes, 'histogram'>> & {
   readonly histogram?: readonly number[];
-}
+};
 
 /** The messages of src/ops/prune-schedule.ts. */
 const DONE = 'pruned dead rows';

@@ -39,7 +39,7 @@ export const STATEMENT_TARGET_MS = 3;
  * requests, so its time is not a wait added to a request as on SQLite, and the time the prune
  * measures includes the event loop's own queue under load (several milliseconds at 16
  * connections). With the SQLite target every statement stayed at MIN_BATCH_ROWS and a prune of a
- * million expired rows under load had not ended after 30 minutes (docs/performance.md "Cost as the
+ * million expired rows under load had not ended after 26 minutes (docs/performance.md "Cost as the
  * database grows"). The rest after each statement (as long as it took) still bounds the prune to
  * half of one backend's time.
  */

@@ -37,6 +37,7 @@ export function startPruneSchedule(ctx: AppContext, log: PruneLog): PeriodicJob 
   // Undefined until a walk succeeds: the first prune after start walks, and so does the one
   // after a failure.
   let lastWalk: number | undefined;
+  const targetMs = statementTargetMs(ctx.storage.dialect);
   return startPeriodic(
     ctx.config.pruneInterval,
     async () => {
@@ -45,8 +46,7 @@ export function startPruneSchedule(ctx: AppContext, log: PruneLog): PeriodicJob 
       const times = new StatementTimes();
       const outcome = await withInstanceLock(ctx.db, 'prune', () =>
         prune(ctx.storage.maintenanceDb, ctx.config, now, {
-          batches: () =>
-            new TimeBoundBatches({ max: PRUNE_BATCH, targetMs: statementTargetMs(ctx.storage.dialect) }),
+          batches: () => new TimeBoundBatches({ max: PRUNE_BATCH, targetMs }),
           rest: async (busyMs) => {
             await Promise.all([restAsLongAsBusy(busyMs), ctx.storage.checkpointsCaughtUp()]);
           },

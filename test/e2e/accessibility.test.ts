@@ -162,7 +162,14 @@ describe('accessibility of every page (axe-core in Chromium)', {
       it('sign-in after a wrong password: accessible, focus on the password field', async () => {
         await signIn(page, person, 'not the password');
         await page.getByRole('alert').waitFor();
-        assert.equal(await page.evaluate('document.activeElement.id'), 'password');
+        // The browser applies `autofocus` at its next rendering update, not at load (HTML
+        // "flush autofocus candidates"), so the test waits for it, with a bound, rather than
+        // reading the focus once.
+        const focused = await page
+          .waitForFunction(`document.activeElement?.id === 'password'`, undefined, { timeout: 5000 })
+          .then(() => 'password')
+          .catch(() => page.evaluate('document.activeElement?.id || document.activeElement?.tagName'));
+        assert.equal(focused, 'password');
         await assertAccessible(page, 'sign-in after a wrong password');
       });
 

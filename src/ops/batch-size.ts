@@ -1,10 +1,11 @@
 /**
  * How many rows the next statement of a prune handles. The server's job bounds each statement by
- * time, not rows: on SQLite the driver is synchronous, so a statement is a pause of the event loop
- * as long as it runs, and what a row costs varies a hundredfold with the database — a deleted token
- * touches a random page of its `token_hash` index, cheap while the index fits SQLite's page cache,
- * a disk read each when it does not (docs/performance.md "Cost as the database grows": 2000-row
- * statements held the loop up to 368 ms over a million expired rows).
+ * time, not rows: on SQLite a statement holds the write lock as long as it runs (and, on the
+ * server's connection, whose driver is synchronous, the event loop), and what a row costs varies
+ * a hundredfold with the database — a deleted token touches a random page of its `token_hash`
+ * index, cheap while the index fits SQLite's page cache, a disk read each when it does not
+ * (docs/performance.md "Cost as the database grows": 2000-row statements held the loop up to
+ * 368 ms over a million expired rows).
  */
 import type { DialectName } from '../storage/connect.js';
 
@@ -22,14 +23,16 @@ export function fixedBatches(rows: number): BatchSize {
 }
 
 /**
- * What a statement of the server's prune should take. A request that arrives while a statement
- * runs waits for it (the driver is synchronous), so the statement time is what the prune adds to
- * a request's latency: issue 22's target of a p99 within 2× of the 5 ms before the prune leaves
- * a few milliseconds (docs/performance.md "Cost as the database grows"; at 10 ms the worst
- * second's p99 was 96 ms, 19×). A statement's time still varies between two batches of the same
- * size (the pages one batch touches may be cached, the next one's not), which the 50 ms
- * event-loop target absorbs many times over. Smaller targets cost more statements, each with its
- * fixed cost and a rest after it: the prune takes longer, for nothing a request would notice.
+ * What a statement of the server's prune should take on SQLite. Its statements run on a worker
+ * thread with a connection of their own (`Storage.offLoopDb`): requests' reads never wait for
+ * them, but a request's write does (SQLite has one writer at a time), so the statement time is
+ * what the prune adds to a writing request's latency. Before the worker, every request waited (a
+ * statement held the event loop), and issue 22's target of a p99 within 2× of the few
+ * milliseconds before the prune set this bound (docs/performance.md "Cost as the database grows";
+ * at 10 ms the worst second's p99 was 96 ms, 19×). A statement's time still varies between two
+ * batches of the same size (the pages one batch touches may be cached, the next one's not).
+ * Smaller targets cost more statements, each with its fixed cost and a rest after it: the prune
+ * takes longer, for nothing a request would notice.
  */
 export const STATEMENT_TARGET_MS = 3;
 

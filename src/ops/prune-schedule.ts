@@ -2,10 +2,12 @@
  * The server's periodic prune: every PRUNE_INTERVAL seconds each instance tries, and the one
  * holding the database lock does the work (the others skip that round). Its statements are
  * bounded by time (TimeBoundBatches) and it rests between them as long as each took
- * (restAsLongAsBusy): requests keep at least half the loop, and no statement holds it long. On
- * SQLite the rest also lasts until the checkpoint worker has caught up with a long WAL
- * (`Storage.checkpointsCaughtUp`), so the prune's writes never need the WAL's quiet restart,
- * which holds every query back while it runs.
+ * (restAsLongAsBusy): requests keep at least half of the write lock and of a database backend.
+ * On SQLite the statements run on a connection of their own on a worker thread
+ * (`Storage.offLoopDb`, src/storage/sqlite/worker-dialect.ts): requests' reads never wait for
+ * them, and a request's write waits at most for the one in progress. The rest also lasts until
+ * the checkpoint worker has caught up with a long WAL (`Storage.checkpointsCaughtUp`), so the
+ * prune's writes never need the WAL's quiet restart, which holds every query back while it runs.
  */
 import type { AppContext } from '../context.js';
 import { statementTargetMs, TimeBoundBatches } from './batch-size.js';
@@ -45,7 +47,7 @@ export function startPruneSchedule(ctx: AppContext, log: PruneLog): PeriodicJob 
       const walkAllGrants = walksAllGrants(lastWalk, now);
       const times = new StatementTimes();
       const outcome = await withInstanceLock(ctx.db, 'prune', () =>
-        prune(ctx.storage.maintenanceDb, ctx.config, now, {
+        prune(ctx.storage.offLoopDb, ctx.config, now, {
           batches: () => new TimeBoundBatches({ max: PRUNE_BATCH, targetMs }),
           rest: async (busyMs) => {
             await Promise.all([restAsLongAsBusy(busyMs), ctx.storage.checkpointsCaughtUp()]);

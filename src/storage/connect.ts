@@ -13,6 +13,7 @@ import type { Database } from './schema.js';
 import { allowImmediate, QueuedSqliteDialect } from './sqlite/driver.js';
 import { holdServerLock } from './sqlite/server-lock.js';
 import { type CheckpointOptions, checkpointInBackground } from './sqlite/wal-checkpoints.js';
+import { WorkerSqliteDialect } from './sqlite/worker-dialect.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -21,6 +22,13 @@ export interface Storage {
   readonly db: Kysely<Database>;
   /** The same database without that bound, for what may run long: migrations, pruning. */
   readonly maintenanceDb: Kysely<Database>;
+  /**
+   * For bulk writes that must not hold the event loop (the server's prune): on a SQLite file
+   * opened for the server, a connection of its own on a worker thread, whose statements run
+   * while the event loop serves requests (sqlite/worker-dialect.ts); elsewhere `maintenanceDb`
+   * (PostgreSQL's driver never holds the loop; the CLI has no requests to serve).
+   */
+  readonly offLoopDb: Kysely<Database>;
   readonly dialect: DialectName;
   /** The pg pool (PostgreSQL only), for LISTEN/NOTIFY and advisory locks. */
   readonly pool?: pg.Pool;
@@ -92,13 +100,26 @@ function sqliteStorage(database: SQLite.Database, path: string, options: OpenOpt
           options.checkpointInBackground === true ? {} : options.checkpointInBackground,
         )
       : undefined;
+  // Started with the checkpoint worker (a server on a file): an in-memory database is private
+  // to its connection, and the CLI serves no requests.
+  const offLoopDb = checkpoints
+    ? new Kysely<Database>({
+        dialect: new WorkerSqliteDialect({
+          path,
+          busyTimeoutMs: timeoutMs(options),
+          committed: () => dialect.endReadSnapshot(),
+        }),
+      })
+    : db;
   const close = async () => {
     await db.destroy();
+    if (offLoopDb !== db) await offLoopDb.destroy();
     await checkpoints?.stop();
   };
   return {
     db,
     maintenanceDb: db,
+    offLoopDb,
     dialect: 'sqlite',
     checkpointsCaughtUp: checkpoints ? () => checkpoints.caughtUp() : atOnce,
     close,
@@ -130,6 +151,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Storage>
   return {
     db,
     maintenanceDb,
+    offLoopDb: maintenanceDb,
     dialect: 'postgres',
     pool,
     checkpointsCaughtUp: atOnce,

@@ -1,9 +1,13 @@
 /**
  * Test applications: a real Fastify app on a real database, one per test file and dialect.
- * SQLite runs in memory; PostgreSQL gets a schema of its own that is dropped at close.
+ * SQLite runs in memory (or, with `sqliteFile`, in a file opened as the server opens it);
+ * PostgreSQL gets a schema of its own that is dropped at close.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { createApp } from '../../src/app.js';
@@ -57,6 +61,11 @@ export interface TestAppOptions {
   /** Listen on a free loopback port; the issuer is that URL. */
   readonly listen?: boolean;
   readonly logStream?: NodeJS.WritableStream;
+  /**
+   * SQLite: a file in a temporary directory, opened as the server opens it (WAL checkpoints and
+   * `offLoopDb` on worker threads), instead of an in-memory database.
+   */
+  readonly sqliteFile?: boolean;
 }
 
 export function freePort(): Promise<number> {
@@ -88,7 +97,10 @@ export async function dropSchema(schema: string): Promise<void> {
 export async function createTestApp(dialect: DialectName, options: TestAppOptions = {}): Promise<TestApp> {
   const port = options.listen ? await freePort() : 3000;
   const schema = dialect === 'postgres' ? newSchemaName() : undefined;
-  const databaseUrl = dialect === 'postgres' ? `${PG_URL}` : 'sqlite::memory:';
+  const fileDir =
+    dialect === 'sqlite' && options.sqliteFile ? mkdtempSync(join(tmpdir(), 'schoolauth-test-')) : undefined;
+  const databaseUrl =
+    dialect === 'postgres' ? `${PG_URL}` : fileDir ? `sqlite:${join(fileDir, 'test.db')}` : 'sqlite::memory:';
   const config = loadConfig({
     PORT: String(port),
     DATABASE_URL: databaseUrl,
@@ -97,7 +109,10 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     DATA_DIR: `/tmp/schoolauth-test-${process.pid}`,
     ...options.env,
   });
-  const storage = await openStorage(config.databaseUrl, schema ? { schema, poolSize: 5 } : {});
+  const storage = await openStorage(
+    config.databaseUrl,
+    schema ? { schema, poolSize: 5 } : { checkpointInBackground: fileDir !== undefined },
+  );
   await migrateToLatest(storage.db, storage.schema);
   const clock = new TestClock();
   const keys = new KeyStore(storage.db, {
@@ -121,6 +136,7 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
       await app.close();
       await storage.close();
       if (schema) await dropSchema(schema);
+      if (fileDir) rmSync(fileDir, { recursive: true, force: true });
     },
   };
 }

@@ -12,13 +12,21 @@ import { GrantDeleteFault } from './grant-delete-fault.js';
 
 const DAY = 86400;
 
-for (const dialect of DIALECTS) {
-  describe(`prune [${dialect}]`, () => {
+/** Each database, and a SQLite file as the server opens it: the prune's statements on a worker thread. */
+const TARGETS = [
+  ...DIALECTS.map((dialect) => ({ dialect, label: dialect, sqliteFile: false })),
+  { dialect: 'sqlite' as const, label: 'sqlite file, statements on a worker thread', sqliteFile: true },
+];
+
+for (const { dialect, label, sqliteFile } of TARGETS) {
+  describe(`prune [${label}]`, () => {
     let t: TestApp;
     before(async () => {
-      t = await createTestApp(dialect);
+      t = await createTestApp(dialect, { sqliteFile });
     });
     after(() => t.close());
+    /** What the server's prune runs on (prune-schedule.ts). */
+    const pruneDb = () => t.ctx.storage.offLoopDb;
 
     it('removes exactly what is dead and never a client with a live grant', async () => {
       const db = t.ctx.db;
@@ -83,7 +91,7 @@ for (const dialect of DIALECTS) {
         )
         .execute();
 
-      const counts = await prune(db, t.config, now);
+      const counts = await prune(pruneDb(), t.config, now);
       assert.deepEqual(counts, {
         codes: 1,
         accessTokens: 1,
@@ -121,12 +129,12 @@ for (const dialect of DIALECTS) {
 
     it('a second prune right after finds nothing more; a client dies only once idle and grantless', async () => {
       const db = t.ctx.db;
-      const empty = await prune(db, t.config, t.clock.now());
+      const empty = await prune(pruneDb(), t.config, t.clock.now());
       assert.deepEqual(Object.values(empty), [0, 0, 0, 0, 0, 0, 0]);
       // Move past every lifetime: the live refresh token, then the grants and the clients go
       // (integrations never do).
       const later = t.clock.now() + 400 * DAY + PRUNE_MARGIN;
-      const counts = await prune(db, t.config, later);
+      const counts = await prune(pruneDb(), t.config, later);
       assert.equal(counts.clients, 3);
       const left = await db.selectFrom('clients').select('kind').execute();
       assert.deepEqual(
@@ -143,7 +151,7 @@ for (const dialect of DIALECTS) {
       const used = await addClient(db, 'metadata_document', now - t.config.clientIdleTtl - 10);
       await addGrant(db, await addAccount(db, now), used, now - 10);
       const integration = await addClient(db, 'integration', now - t.config.clientIdleTtl - 10);
-      const counts = await prune(db, t.config, now);
+      const counts = await prune(pruneDb(), t.config, now);
       assert.equal(counts.clients, 1);
       const left = (await db.selectFrom('clients').select('id').execute()).map((r) => r.id);
       assert.ok(!left.includes(idle));
@@ -153,7 +161,7 @@ for (const dialect of DIALECTS) {
     it('deletes in bounded batches with a turn of the event loop between them, the result unchanged', async () => {
       const db = t.ctx.db;
       const now = t.clock.now() + 1000 * DAY;
-      await prune(db, t.config, now); // what the tests before left behind
+      await prune(pruneDb(), t.config, now); // what the tests before left behind
       const acc = await addAccount(db, now - 200 * DAY);
       const live = await addClient(db, 'dynamic', now - 100 * DAY);
       const liveGrant = { id: await addGrant(db, acc, live, now - DAY), accountId: acc, clientId: live };
@@ -186,7 +194,7 @@ for (const dialect of DIALECTS) {
       };
       let counts: Awaited<ReturnType<typeof prune>>;
       try {
-        counts = await prune(db.withPlugin(counter), t.config, now, { batchSize, rest });
+        counts = await prune(pruneDb().withPlugin(counter), t.config, now, { batchSize, rest });
       } finally {
         clearImmediate(ticking);
       }
@@ -227,7 +235,7 @@ for (const dialect of DIALECTS) {
     it('a slow statement makes the next batch smaller; fast ones make it grow (time-bound batches)', async () => {
       const db = t.ctx.db;
       const now = t.clock.now() + 2000 * DAY;
-      await prune(db, t.config, now); // what the tests before left behind
+      await prune(pruneDb(), t.config, now); // what the tests before left behind
       const acc = await addAccount(db, now - 200 * DAY);
       const client = await addClient(db, 'dynamic', now - 100 * DAY);
       const grant = { id: await addGrant(db, acc, client, now - 90 * DAY), accountId: acc, clientId: client };
@@ -238,7 +246,7 @@ for (const dialect of DIALECTS) {
       const counter = new DeleteCounter((table, rows) => {
         if (table === 'access_tokens') clock += rows >= 8 ? 50 : 1;
       });
-      const counts = await prune(db.withPlugin(counter), t.config, now, {
+      const counts = await prune(pruneDb().withPlugin(counter), t.config, now, {
         batches: () => new TimeBoundBatches({ min: 2, max: 8, targetMs: 10 }),
         clock: () => clock,
       });
@@ -251,7 +259,7 @@ for (const dialect of DIALECTS) {
 
     /** Prunes what the tests before left behind, then makes 90-day-old grants of one account and client. */
     async function grantsAfterPrune(db: typeof t.ctx.db, now: number) {
-      await prune(db, t.config, now);
+      await prune(pruneDb(), t.config, now);
       const acc = await addAccount(db, now - 200 * DAY);
       const client = await addClient(db, 'dynamic', now - 100 * DAY);
       return async () => ({
@@ -278,13 +286,13 @@ for (const dialect of DIALECTS) {
       const untouched = await grantOf();
       const grantIds = async () => (await db.selectFrom('grants').select('id').execute()).map((r) => r.id);
 
-      const targeted = await prune(db, t.config, now, { walkAllGrants: false });
+      const targeted = await prune(pruneDb(), t.config, now, { walkAllGrants: false });
       assert.equal(targeted.grants, 1);
       const left = await grantIds();
       assert.ok(!left.includes(lost.id), 'the grant that lost its last token went');
       assert.ok(left.includes(live.id) && left.includes(untouched.id));
 
-      const walked = await prune(db, t.config, now, { walkAllGrants: true });
+      const walked = await prune(pruneDb(), t.config, now, { walkAllGrants: true });
       assert.equal(walked.grants, 1);
       assert.deepEqual(await grantIds(), [live.id]);
       const refresh = await db.selectFrom('refresh_tokens').select('token_hash').execute();
@@ -306,7 +314,7 @@ for (const dialect of DIALECTS) {
       const live = await grantOf();
       await addToken(db, 'refresh_tokens', live, now - DAY, now + 29 * DAY);
 
-      const counts = await prune(db, t.config, now, { walkAllGrants: false, maxTrackedGrants: 2 });
+      const counts = await prune(pruneDb(), t.config, now, { walkAllGrants: false, maxTrackedGrants: 2 });
       assert.equal(counts.accessTokens, 3);
       assert.equal(counts.grants, 4);
       const left = (await db.selectFrom('grants').select('id').execute()).map((r) => r.id);
@@ -448,7 +456,7 @@ describe("the server prune's walk over every grant (the targeted check's safety 
     const fault = new GrantDeleteFault();
     const ctx = {
       ...t.ctx,
-      storage: { ...t.ctx.storage, maintenanceDb: t.ctx.storage.maintenanceDb.withPlugin(fault) },
+      storage: { ...t.ctx.storage, offLoopDb: t.ctx.storage.offLoopDb.withPlugin(fault) },
     };
     const db = t.ctx.db;
     // The clock stands still: no GRANT_WALK_INTERVAL passes, only the first prune and a failure

@@ -233,6 +233,16 @@ class QueuedSqliteDriver implements Driver {
     }
   }
 
+  /**
+   * Ends the turn's read transaction, if one is open and nothing holds the connection: the next
+   * read sees every commit made so far, by any connection (worker-dialect.ts calls it when a
+   * write of its connection has committed). A turn boundary, earlier: the reads of a turn share
+   * a snapshot for speed, not for consistency.
+   */
+  endReadSnapshot(): void {
+    if (!this.holder && this.batch && !this.batch.writes) this.commitBatch();
+  }
+
   /** The lease of the transaction that holds the connection, if one does. */
   transactionHolder(): Lease | undefined {
     return this.holder?.inTransaction ? this.holder : undefined;
@@ -263,9 +273,16 @@ class QueuedSqliteDriver implements Driver {
     return result;
   }
 
-  /** Opens the turn's shared transaction; it is committed once the turn's I/O callbacks have run. */
+  /**
+   * Opens the turn's shared transaction; it is committed once the turn's I/O callbacks have run.
+   * A batch of transactions takes the write lock at its BEGIN (IMMEDIATE), waiting for another
+   * connection's statement (busy_timeout) if one holds it: a deferred BEGIN would start the
+   * snapshot at a transaction's first read, and a commit by another connection (the prune's, on
+   * its worker thread: worker-dialect.ts) before its first write would fail that write with
+   * SQLITE_BUSY_SNAPSHOT, which no wait cures (test/unit/worker-dialect.test.ts).
+   */
   private openBatch(writes: boolean): void {
-    this.execute('begin');
+    this.execute(writes ? 'begin immediate' : 'begin');
     const version = this.dataVersionQuery.get();
     if (version !== this.dataVersion) {
       this.dataVersion = version;
@@ -400,6 +417,10 @@ export class QueuedSqliteDialect extends SqliteDialect {
 
   changedSince(stamp: number, tables: readonly string[], inserts: boolean): boolean {
     return this.driver ? this.driver.stamps.changedSince(stamp, tables, inserts) : true;
+  }
+
+  endReadSnapshot(): void {
+    this.driver?.endReadSnapshot();
   }
 
   quiesce(task: () => Promise<void>): Promise<void> {

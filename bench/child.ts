@@ -21,8 +21,13 @@ function hasTaskset(): boolean {
   }
 }
 
-/** Whether server and load generator get a core each (taskset present, at least 2 cores). */
-export const PINNING = availableParallelism() >= 2 && hasTaskset();
+/**
+ * Whether server and load generator get a core each (taskset present, at least 2 cores), unless
+ * SCHOOLAUTH_BENCH_PIN=off: then they share the machine's cores, as a server with more than one
+ * core does (the prune's worker thread, PRUNE_THREAD, needs a second core).
+ */
+export const PINNING =
+  process.env.SCHOOLAUTH_BENCH_PIN !== 'off' && availableParallelism() >= 2 && hasTaskset();
 
 /** Pins this process (the load generator) to its core. */
 export function pinSelf(): void {

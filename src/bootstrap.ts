@@ -34,6 +34,8 @@ export async function bootstrap(
     poolSize: config.databasePoolSize,
     timeoutSeconds: config.databaseTimeout,
     checkpointInBackground: options.server ?? false,
+    // PRUNE_THREAD=worker: the server's prune on a connection of its own (config.ts says when).
+    offLoopWorker: (options.server ?? false) && config.pruneThread === 'worker',
     serverLock: options.server ?? false,
     dataDir: config.dataDir,
   });

@@ -23,16 +23,16 @@ export function fixedBatches(rows: number): BatchSize {
 }
 
 /**
- * What a statement of the server's prune should take on SQLite. Its statements run on a worker
- * thread with a connection of their own (`Storage.offLoopDb`): requests' reads never wait for
- * them, but a request's write does (SQLite has one writer at a time), so the statement time is
- * what the prune adds to a writing request's latency. Before the worker, every request waited (a
- * statement held the event loop), and issue 22's target of a p99 within 2× of the few
- * milliseconds before the prune set this bound (docs/performance.md "Cost as the database grows";
- * at 10 ms the worst second's p99 was 96 ms, 19×). A statement's time still varies between two
- * batches of the same size (the pages one batch touches may be cached, the next one's not).
- * Smaller targets cost more statements, each with its fixed cost and a rest after it: the prune
- * takes longer, for nothing a request would notice.
+ * What a statement of the server's prune should take on SQLite. On the server's connection (the
+ * default, PRUNE_THREAD=server) a request that arrives while a statement runs waits for it (the
+ * driver is synchronous), so the statement time is what the prune adds to a request's latency:
+ * issue 22's target of a p99 within 2× of the few milliseconds before the prune leaves a few
+ * milliseconds (docs/performance.md "Cost as the database grows"; at 10 ms the worst second's p99
+ * was 96 ms, 19×). On the worker's connection (PRUNE_THREAD=worker) only a request's write waits
+ * for it, for the write lock. A statement's time still varies between two batches of the same
+ * size (the pages one batch touches may be cached, the next one's not). Smaller targets cost
+ * more statements, each with its fixed cost and a rest after it: the prune takes longer, for
+ * nothing a request would notice.
  */
 export const STATEMENT_TARGET_MS = 3;
 

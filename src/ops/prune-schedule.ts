@@ -2,12 +2,13 @@
  * The server's periodic prune: every PRUNE_INTERVAL seconds each instance tries, and the one
  * holding the database lock does the work (the others skip that round). Its statements are
  * bounded by time (TimeBoundBatches) and it rests between them as long as each took
- * (restAsLongAsBusy): requests keep at least half of the write lock and of a database backend.
- * On SQLite the statements run on a connection of their own on a worker thread
- * (`Storage.offLoopDb`, src/storage/sqlite/worker-dialect.ts): requests' reads never wait for
- * them, and a request's write waits at most for the one in progress. The rest also lasts until
- * the checkpoint worker has caught up with a long WAL (`Storage.checkpointsCaughtUp`), so the
- * prune's writes never need the WAL's quiet restart, which holds every query back while it runs.
+ * (restAsLongAsBusy): requests keep at least half of the event loop (SQLite), of the write lock
+ * and of a database backend. It runs on `Storage.offLoopDb`: the server's connection, or with
+ * PRUNE_THREAD=worker a connection of its own on a worker thread
+ * (src/storage/sqlite/worker-dialect.ts), whose statements requests' reads never wait for. On
+ * SQLite the rest also lasts until the checkpoint worker has caught up with a long WAL
+ * (`Storage.checkpointsCaughtUp`), so the prune's writes never need the WAL's quiet restart,
+ * which holds every query back while it runs.
  */
 import type { AppContext } from '../context.js';
 import { statementTargetMs, TimeBoundBatches } from './batch-size.js';

@@ -6,10 +6,9 @@
  * them back at the next authorization request). Registered integrations are never pruned.
  *
  * Every delete goes in bounded statements (each its own transaction), with a rest between them:
- * a single DELETE of a million expired rows held SQLite's write lock for seconds (and, on the
- * server's connection, its event loop: the driver is synchronous; the server's job now runs on a
- * connection of its own on a worker thread, `Storage.offLoopDb`); on PostgreSQL it held row
- * locks and bloated one transaction. `schoolauth prune` deletes `batchSize` rows a statement and rests one
+ * a single DELETE of a million expired rows held SQLite's write lock, and with it the server's
+ * event loop (the driver is synchronous), for seconds; on PostgreSQL it held row locks and
+ * bloated one transaction. `schoolauth prune` deletes `batchSize` rows a statement and rests one
  * turn of the event loop; the server's job bounds each statement by time instead
  * (TimeBoundBatches, batch-size.ts: about STATEMENT_TARGET_MS each, however costly a row is in
  * this database) and rests as long as each took (restAsLongAsBusy). Between statements requests

@@ -23,10 +23,10 @@ export interface Storage {
   /** The same database without that bound, for what may run long: migrations, pruning. */
   readonly maintenanceDb: Kysely<Database>;
   /**
-   * For bulk writes that must not hold the event loop (the server's prune): on a SQLite file
-   * opened for the server, a connection of its own on a worker thread, whose statements run
-   * while the event loop serves requests (sqlite/worker-dialect.ts); elsewhere `maintenanceDb`
-   * (PostgreSQL's driver never holds the loop; the CLI has no requests to serve).
+   * For bulk writes that should not hold the event loop (the server's prune): on a SQLite file
+   * opened for the server with `offLoopWorker`, a connection of its own on a worker thread, whose
+   * statements run while the event loop serves requests (sqlite/worker-dialect.ts); elsewhere
+   * `maintenanceDb` (PostgreSQL's driver never holds the loop; the CLI has no requests to serve).
    */
   readonly offLoopDb: Kysely<Database>;
   readonly dialect: DialectName;
@@ -56,6 +56,11 @@ export interface OpenOptions {
   timeoutSeconds?: number;
   /** SQLite: WAL checkpoints on a worker thread (the server), not on the connection (the CLI). */
   checkpointInBackground?: boolean | CheckpointOptions;
+  /**
+   * SQLite file with `checkpointInBackground`: `offLoopDb` is a connection of its own on a worker
+   * thread (sqlite/worker-dialect.ts); otherwise it is the server's connection.
+   */
+  offLoopWorker?: boolean;
   /** SQLite: the one directory created for the database file when missing (DATA_DIR), mode 0700. */
   dataDir?: string;
   /** SQLite: hold the one-server-per-file lock (sqlite/server-lock.ts) until close. */
@@ -100,17 +105,18 @@ function sqliteStorage(database: SQLite.Database, path: string, options: OpenOpt
           options.checkpointInBackground === true ? {} : options.checkpointInBackground,
         )
       : undefined;
-  // Started with the checkpoint worker (a server on a file): an in-memory database is private
-  // to its connection, and the CLI serves no requests.
-  const offLoopDb = checkpoints
-    ? new Kysely<Database>({
-        dialect: new WorkerSqliteDialect({
-          path,
-          busyTimeoutMs: timeoutMs(options),
-          committed: () => dialect.endReadSnapshot(),
-        }),
-      })
-    : db;
+  // Only beside the checkpoint worker (a server on a file): an in-memory database is private to
+  // its connection, and the CLI serves no requests.
+  const offLoopDb =
+    checkpoints && options.offLoopWorker
+      ? new Kysely<Database>({
+          dialect: new WorkerSqliteDialect({
+            path,
+            busyTimeoutMs: timeoutMs(options),
+            committed: () => dialect.endReadSnapshot(),
+          }),
+        })
+      : db;
   const close = async () => {
     await db.destroy();
     if (offLoopDb !== db) await offLoopDb.destroy();

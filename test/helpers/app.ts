@@ -62,8 +62,8 @@ export interface TestAppOptions {
   readonly listen?: boolean;
   readonly logStream?: NodeJS.WritableStream;
   /**
-   * SQLite: a file in a temporary directory, opened as the server opens it (WAL checkpoints and
-   * `offLoopDb` on worker threads), instead of an in-memory database.
+   * SQLite: a file in a temporary directory, opened as the server opens it with PRUNE_THREAD=worker
+   * (WAL checkpoints and `offLoopDb` on worker threads), instead of an in-memory database.
    */
   readonly sqliteFile?: boolean;
 }
@@ -111,7 +111,9 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
   });
   const storage = await openStorage(
     config.databaseUrl,
-    schema ? { schema, poolSize: 5 } : { checkpointInBackground: fileDir !== undefined },
+    schema
+      ? { schema, poolSize: 5 }
+      : { checkpointInBackground: fileDir !== undefined, offLoopWorker: fileDir !== undefined },
   );
   await migrateToLatest(storage.db, storage.schema);
   const clock = new TestClock();

@@ -57,6 +57,14 @@ describe('configuration', () => {
     }
   });
 
+  it('PRUNE_THREAD: server by default, or worker; anything else is refused, naming both', () => {
+    assert.equal(loadConfig({}).pruneThread, 'server');
+    assert.equal(loadConfig({ PRUNE_THREAD: 'worker' }).pruneThread, 'worker');
+    assert.deepEqual(problems({ PRUNE_THREAD: 'auto' }), [
+      'PRUNE_THREAD="auto": expected one of server, worker',
+    ]);
+  });
+
   it('the issuer is canonical: a trailing slash is dropped', () => {
     assert.equal(loadConfig({ ISSUER: 'https://auth.example.com/' }).issuer, 'https://auth.example.com');
   });

@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
+import { bootstrap } from '../../src/bootstrap.js';
+import { loadConfig } from '../../src/config.js';
+import { systemClock } from '../../src/context.js';
 import { openStorage, type Storage } from '../../src/storage/connect.js';
 
 // A scratch table outside the application schema: the connections are what is under test.
@@ -33,7 +36,10 @@ describe('SQLite statements on a worker thread (the server prune’s connection)
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'schoolauth-worker-'));
-    storage = await openStorage(`sqlite:${join(dir, 'worker.db')}`, { checkpointInBackground: true });
+    storage = await openStorage(`sqlite:${join(dir, 'worker.db')}`, {
+      checkpointInBackground: true,
+      offLoopWorker: true,
+    });
     db = storage.db as Db;
     offLoop = storage.offLoopDb as Db;
     await sql`create table items (name text primary key, parent text references items(name) on delete cascade)`.execute(
@@ -52,16 +58,43 @@ describe('SQLite statements on a worker thread (the server prune’s connection)
     await db.deleteFrom('bulk').execute();
   });
 
-  it('is a connection of its own on a server’s file; the CLI’s and an in-memory database use the server connection', async () => {
+  it('is a connection of its own on a server’s file when asked; the CLI, an in-memory database and PRUNE_THREAD=server (the default) use the server connection', async () => {
     assert.notEqual(storage.offLoopDb, storage.db);
-    const cli = await openStorage(`sqlite:${join(dir, 'cli.db')}`);
-    const memory = await openStorage('sqlite::memory:', { checkpointInBackground: true });
+    const cli = await openStorage(`sqlite:${join(dir, 'cli.db')}`, { offLoopWorker: true });
+    const memory = await openStorage('sqlite::memory:', {
+      checkpointInBackground: true,
+      offLoopWorker: true,
+    });
+    const server = await openStorage(`sqlite:${join(dir, 'server.db')}`, { checkpointInBackground: true });
     try {
       assert.equal(cli.offLoopDb, cli.maintenanceDb);
       assert.equal(memory.offLoopDb, memory.maintenanceDb);
+      assert.equal(server.offLoopDb, server.maintenanceDb);
     } finally {
       await cli.close();
       await memory.close();
+      await server.close();
+    }
+  });
+
+  it('the server takes the worker with PRUNE_THREAD=worker, and its own connection by default', async () => {
+    for (const [setting, own] of [
+      [undefined, false],
+      ['worker', true],
+    ] as const) {
+      const env: Record<string, string> = {
+        DATABASE_URL: `sqlite:${join(dir, `bootstrap-${setting ?? 'default'}.db`)}`,
+        DATA_DIR: dir,
+        LOG_LEVEL: 'silent',
+        SEED_DEMO: 'off',
+        ...(setting ? { PRUNE_THREAD: setting } : {}),
+      };
+      const ctx = await bootstrap(loadConfig(env), systemClock, { server: true });
+      try {
+        assert.equal(ctx.storage.offLoopDb !== ctx.storage.db, own, `PRUNE_THREAD=${setting ?? '(unset)'}`);
+      } finally {
+        await ctx.storage.close();
+      }
     }
   });
 

@@ -5,7 +5,10 @@
  * of the event loop as long as it runs: a prune's statements, bounded to ~3 ms each, still set
  * the p99 of requests under load and, now and then, a loop delay of 70 ms (docs/performance.md
  * "Cost as the database grows"). Here the event loop only posts the statement and awaits its
- * answer.
+ * answer. The server takes it with PRUNE_THREAD=worker: it pays where the worker gets a core the
+ * load leaves idle; where it shares the server's core, or the load's, the scheduler's slices
+ * held requests longer than the short statements between them, and its statements, slowed,
+ * made the prune 15 times longer (docs/performance.md, the same section).
  *
  * What this relies on, each guarded by a test:
  * - The server's reads never wait for another connection's write (WAL readers do not block on a
@@ -125,7 +128,11 @@ class WorkerSqliteDriver implements Driver, DatabaseConnection {
     if (this.worker) return this.worker;
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { driver: DRIVER, path: this.options.path, busyTimeoutMs: this.options.busyTimeoutMs },
+      workerData: {
+        driver: DRIVER,
+        path: this.options.path,
+        busyTimeoutMs: this.options.busyTimeoutMs,
+      },
     });
     worker.unref();
     worker.on('message', (answer: Answer) => this.answered(answer));

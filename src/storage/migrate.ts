@@ -16,7 +16,8 @@ export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise
     const { error, results } = await migrator.migrateToLatest();
     if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
     const message = error instanceof Error ? error.message : String(error);
-    if (attempt >= 5 || !droppedMidScan(message, schema)) {
+    const routine = (error as { routine?: unknown } | undefined)?.routine;
+    if (attempt >= 5 || !droppedMidScan(message, schema, typeof routine === 'string' ? routine : undefined)) {
       throw error instanceof Error ? error : new Error(message);
     }
   }
@@ -27,10 +28,18 @@ export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise
  * introspection scanned it: that scan reads every schema of the server, and resolves each table
  * by name (`pg_get_serial_sequence('schema.table', …)`), so a schema or table dropped by someone
  * else mid-scan (test suites drop theirs at close) fails it with `schema "x" does not exist` or
- * `relation "x.t" does not exist`. Nothing was changed then, and the run can simply be retried.
- * A missing relation of our own schema is a real error, never retried.
+ * `relation "x.t" does not exist`, and a table rebuilt by another schema's migration mid-scan
+ * with `column "c" of relation "t" does not exist` from that very function (PostgreSQL's
+ * `routine`; no migration of ours calls it). Nothing was changed then, and the run can simply be
+ * retried. A missing schema or relation of our own is a real error, never retried.
  */
-export function droppedMidScan(message: string, schema: string | undefined): boolean {
+export function droppedMidScan(message: string, schema: string | undefined, routine?: string): boolean {
+  if (
+    routine === 'pg_get_serial_sequence' &&
+    /^column "[^"]+" of relation "[^"]+" does not exist$/.test(message)
+  ) {
+    return true;
+  }
   const dropped = /^(?:schema "([^"]+)"|relation "([^".]+)\.[^"]+") does not exist$/.exec(message);
   if (!dropped) return false;
   return (dropped[1] ?? dropped[2]) !== (schema ?? 'public');

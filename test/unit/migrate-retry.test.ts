@@ -13,6 +13,14 @@ describe('migration retry after a schema dropped mid-scan', () => {
     assert.equal(droppedMidScan('relation "t_03485e158506.forms" does not exist', undefined), true);
   });
 
+  it('retries when the introspection met a column another schema’s migration rebuilt (seen in CI: course_sections.updated_at)', () => {
+    const message = 'column "updated_at" of relation "course_sections" does not exist';
+    assert.equal(droppedMidScan(message, 't_aaaaaaaaaaaa', 'pg_get_serial_sequence'), true);
+    // The same message from a migration's own statement is a real error.
+    assert.equal(droppedMidScan(message, 't_aaaaaaaaaaaa', 'errorMissingColumn'), false);
+    assert.equal(droppedMidScan(message, 't_aaaaaaaaaaaa'), false);
+  });
+
   it('never retries a missing schema or relation of its own, or any other error', () => {
     assert.equal(droppedMidScan('relation "t_aaaaaaaaaaaa.forms" does not exist', 't_aaaaaaaaaaaa'), false);
     assert.equal(droppedMidScan('schema "t_aaaaaaaaaaaa" does not exist', 't_aaaaaaaaaaaa'), false);

@@ -12,9 +12,11 @@
  *
  * What this relies on, each guarded by a test:
  * - The server's reads never wait for another connection's write (WAL readers do not block on a
- *   writer), and the driver shows another connection's commit from its next turn on, dropping
- *   its caches then (driver.ts, change-stamps.ts; test/unit/read-cache.test.ts "reads again
- *   after another connection's commit, from the next turn on").
+ *   writer), and the driver drops its caches at another connection's commit
+ *   (test/unit/read-cache.test.ts "reads again after another connection's commit, from the next
+ *   turn on"); a write here ends its turn's read snapshot before the caller is told
+ *   (`committed`), so the caller reads its effect there at once (test/unit/worker-dialect.test.ts
+ *   "shows a write to a caller that awaited it, …").
  * - A server transaction that writes takes the write lock at its BEGIN (driver.ts), so a commit
  *   made here between its read and its write never fails it with SQLITE_BUSY_SNAPSHOT; it waits
  *   for the statement here to end (busy_timeout) and goes on (test/unit/worker-dialect.test.ts).

@@ -84,15 +84,23 @@ function openSqlite(path: string, options: OpenOptions): Storage {
   }
 }
 
+/** The settings SQLite keeps per connection, for every connection to the file (the worker's too). */
+function connectionPragmas(options: OpenOptions): readonly string[] {
+  return [
+    // NORMAL in WAL mode survives a process crash (SIGKILL); only a power loss may drop the last commits.
+    'synchronous = NORMAL',
+    'foreign_keys = ON',
+    `busy_timeout = ${timeoutMs(options)}`,
+    // The savepoint journal (each batch of transactions sharing a commit runs in a savepoint,
+    // sqlite/driver.ts) in memory, not in a temporary file: a file write per page it first changes.
+    'temp_store = MEMORY',
+  ];
+}
+
 function sqliteStorage(database: SQLite.Database, path: string, options: OpenOptions): Storage {
   database.pragma('journal_mode = WAL');
-  // NORMAL in WAL mode survives a process crash (SIGKILL); only a power loss may drop the last commits.
-  database.pragma('synchronous = NORMAL');
-  database.pragma('foreign_keys = ON');
-  database.pragma(`busy_timeout = ${timeoutMs(options)}`);
-  // The savepoint journal (each batch of transactions sharing a commit runs in a savepoint,
-  // sqlite/driver.ts) in memory, not in a temporary file: a file write per page it first changes.
-  database.pragma('temp_store = MEMORY');
+  const pragmas = connectionPragmas(options);
+  for (const pragma of pragmas) database.pragma(pragma);
   const dialect = new QueuedSqliteDialect(database);
   const db = new Kysely<Database>({ dialect });
   allowImmediate(db, dialect);
@@ -112,7 +120,7 @@ function sqliteStorage(database: SQLite.Database, path: string, options: OpenOpt
       ? new Kysely<Database>({
           dialect: new WorkerSqliteDialect({
             path,
-            busyTimeoutMs: timeoutMs(options),
+            pragmas,
             committed: () => dialect.endReadSnapshot(),
           }),
         })

@@ -48,10 +48,8 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const SQLite = require(workerData.driver);
 const database = new SQLite(workerData.path);
-// Per connection, as the server's own (connect.ts): journal_mode = WAL is the file's already.
-database.pragma('synchronous = NORMAL');
-database.pragma('foreign_keys = ON');
-database.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
+// The server connection's own (connect.ts); journal_mode = WAL is the file's already.
+for (const pragma of workerData.pragmas) database.pragma(pragma);
 const statements = new Map();
 const prepare = (sql) => {
   let statement = statements.get(sql);
@@ -105,8 +103,11 @@ const NO_TRANSACTIONS =
 export interface WorkerDialectOptions {
   /** The SQLite file (absolute path). */
   readonly path: string;
-  /** How long a statement waits for the write lock another connection holds (busy_timeout). */
-  readonly busyTimeoutMs: number;
+  /**
+   * The per-connection settings of the server's connection (connect.ts), among them how long a
+   * statement waits for the write lock another connection holds (busy_timeout).
+   */
+  readonly pragmas: readonly string[];
   /**
    * Told when a write has committed here, before its caller is: the server connection ends its
    * turn's read snapshot then (driver.ts `endReadSnapshot`), so a caller that awaited a write
@@ -133,7 +134,7 @@ class WorkerSqliteDriver implements Driver, DatabaseConnection {
       workerData: {
         driver: DRIVER,
         path: this.options.path,
-        busyTimeoutMs: this.options.busyTimeoutMs,
+        pragmas: this.options.pragmas,
       },
     });
     worker.unref();

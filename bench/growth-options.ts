@@ -16,6 +16,11 @@ export interface GrowthOptions {
   /** PostgreSQL server (a database is created per server and dropped after). */
   readonly postgresUrl: string;
   readonly pruneScenario: ScenarioName;
+  /**
+   * PostgreSQL only: run on a private cluster with pg_stat_statements and show each scenario's
+   * statements, empty against grown (bench/statement-profile.ts).
+   */
+  readonly statementProfile: boolean;
 }
 
 /** The flag definitions, for parseArgs. */
@@ -27,10 +32,12 @@ export const GROWTH_FLAGS = {
   'prune-rows': { type: 'string' },
   'grown-database': { type: 'string' },
   'prune-scenario': { type: 'string' },
+  'statement-profile': { type: 'boolean', default: false },
 } as const;
 
 export const GROWTH_USAGE = `       [--grown [--grown-grants N] [--grown-tokens N] [--grown-clients N] [--prune-rows N]
-                [--grown-database sqlite|postgres] [--prune-scenario ${PRUNE_SCENARIOS.join('|')}]]`;
+                [--grown-database sqlite|postgres] [--prune-scenario ${PRUNE_SCENARIOS.join('|')}]
+                [--statement-profile (with --grown-database postgres)]]`;
 
 function count(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -52,6 +59,10 @@ export function parseGrowth(
   if (!PRUNE_SCENARIOS.includes(pruneScenario)) {
     throw new Error(`--prune-scenario must be one of ${PRUNE_SCENARIOS.join(', ')}`);
   }
+  const statementProfile = values['statement-profile'] === true;
+  if (statementProfile && database !== 'postgres') {
+    throw new Error('--statement-profile reads pg_stat_statements: use it with --grown-database postgres');
+  }
   return {
     grants: count('grown-grants', values['grown-grants'] as string | undefined, 1_000_000),
     tokens: count('grown-tokens', values['grown-tokens'] as string | undefined, 5_000_000),
@@ -60,5 +71,6 @@ export function parseGrowth(
     database,
     postgresUrl: 'postgres://postgres@127.0.0.1:5432/postgres',
     pruneScenario,
+    statementProfile,
   };
 }

@@ -24,9 +24,11 @@ import type { Measurement } from './load.js';
 import { describeMachine } from './machine.js';
 import { Contender, measureTogether, type Row, type RunSettings, runSettings } from './measure.js';
 import type { BenchOptions } from './options.js';
+import { PrivateCluster } from './postgres.js';
 import { pruneEnd } from './prune-log.js';
 import { REPORT_PATH, writeBlock } from './report.js';
 import { SCENARIOS } from './scenarios.js';
+import { StatementProfiler, statementProfileTable } from './statement-profile.js';
 import { startSchoolauth } from './targets/schoolauth.js';
 import type { OAuthTarget } from './targets/target.js';
 
@@ -35,19 +37,29 @@ type Log = (line: string) => void;
 /** A database per server: a file in its own directory, or a PostgreSQL database made for it. */
 class Databases {
   private readonly made: string[] = [];
+  /**
+   * @param postgresUrl the cluster's `postgres` database (the machine's, or a private cluster's
+   *   with `--statement-profile`)
+   */
   constructor(
     private readonly grown: GrowthOptions,
     private readonly dataDir: string,
+    private readonly postgresUrl: string,
   ) {}
+
+  /** The PostgreSQL database of the server called `name`. */
+  static nameOf(name: string): string {
+    return `schoolauth_bench_${process.pid}_${name}`;
+  }
 
   async url(name: string): Promise<{ dir: string; env: Record<string, string> }> {
     const dir = join(this.dataDir, name);
     mkdirSync(dir, { recursive: true });
     if (this.grown.database === 'sqlite') return { dir, env: {} };
-    const database = `schoolauth_bench_${process.pid}_${name}`;
+    const database = Databases.nameOf(name);
     await this.admin(`CREATE DATABASE ${database}`);
     this.made.push(database);
-    const url = new URL(this.grown.postgresUrl);
+    const url = new URL(this.postgresUrl);
     url.pathname = `/${database}`;
     return { dir, env: { DATABASE_URL: url.toString() } };
   }
@@ -63,7 +75,7 @@ class Databases {
   }
 
   private async admin(statement: string): Promise<void> {
-    const client = new pg.Client({ connectionString: this.grown.postgresUrl });
+    const client = new pg.Client({ connectionString: this.postgresUrl });
     await client.connect();
     try {
       await client.query(statement);
@@ -99,11 +111,14 @@ async function measureScenarios(
   fixtures: { empty: Fixture; grown: Fixture },
   options: BenchOptions,
   settings: RunSettings,
-): Promise<Row[]> {
+  profiler: StatementProfiler | undefined,
+): Promise<{ rows: Row[]; profiles: string[] }> {
   const rows: Row[] = [];
+  const profiles: string[] = [];
   for (const scenario of SCENARIOS.filter((s) => GROWN_SCENARIOS.includes(s.name))) {
     if (!options.scenarios.includes(scenario.name)) continue;
     for (const connections of options.connections) {
+      await profiler?.reset();
       const contenders: Contender[] = [];
       for (const [label, fixture] of Object.entries(fixtures)) {
         const contender = await Contender.oauth(scenario, fixture);
@@ -112,9 +127,15 @@ async function measureScenarios(
         contenders.push(contender);
       }
       rows.push(...(await measureTogether(scenario.name, contenders, connections, settings)));
+      if (profiler) {
+        const [empty, grown] = await Promise.all(
+          ['empty', 'grown'].map((name) => profiler.read(Databases.nameOf(name))),
+        );
+        profiles.push(statementProfileTable(`${scenario.name} c=${connections}`, empty!, grown!));
+      }
     }
   }
-  return rows;
+  return { rows, profiles };
 }
 
 /** The server's own prune job, fired once under load; answers when the prune has logged its end. */
@@ -171,8 +192,9 @@ async function compareAndPrune(
   grown: GrowthOptions,
   dbs: Databases,
   settings: RunSettings,
+  profiler: StatementProfiler | undefined,
   log: Log,
-): Promise<{ rows: Row[]; fill: FillResult; prune: PruneRun }> {
+): Promise<{ rows: Row[]; profiles: string[]; fill: FillResult; prune: PruneRun }> {
   const sizes = {
     grants: grown.grants,
     tokens: grown.tokens,
@@ -211,15 +233,41 @@ async function compareAndPrune(
       empty: await Fixture.prepare(emptyTarget),
       grown: await Fixture.prepare(grownTarget),
     };
-    const rows = await measureScenarios(fixtures, options, settings);
+    const { rows, profiles } = await measureScenarios(fixtures, options, settings, profiler);
     await emptyTarget.server.stop();
     log(`pruning ${sizes.expired} expired rows under ${grown.pruneScenario} load`);
     const prune = await pruneUnderLoad(grownTarget, fixtures.grown, logFile, options, grown);
     log(`  the prune took ${prune.pruneSeconds} s: ${JSON.stringify(prune.pruned)}`);
-    return { rows, fill: filled!, prune };
+    return { rows, profiles, fill: filled!, prune };
   } finally {
     await emptyTarget.server.stop();
     await grownTarget?.server.stop();
+  }
+}
+
+/**
+ * With `--statement-profile`: a private cluster (pg_stat_statements preloaded, bench/postgres.ts)
+ * instead of the machine's PostgreSQL, and a profiler reading it.
+ */
+async function profiledCluster(
+  grown: GrowthOptions,
+  log: Log,
+): Promise<{ url: string; profiler?: StatementProfiler; stop: () => Promise<void> }> {
+  if (!grown.statementProfile) return { url: grown.postgresUrl, stop: async () => undefined };
+  const cluster = await PrivateCluster.start(log);
+  try {
+    const profiler = await StatementProfiler.connect(cluster.url('postgres'));
+    return {
+      url: cluster.url('postgres'),
+      profiler,
+      stop: async () => {
+        await profiler.close();
+        await cluster.stop();
+      },
+    };
+  } catch (error) {
+    await cluster.stop();
+    throw error;
   }
 }
 
@@ -227,12 +275,19 @@ export async function runGrowth(options: BenchOptions, dataDir: string, log: Log
   const grown = options.grown!;
   const machine = describeMachine();
   const settings = runSettings(options, log);
-  const dbs = new Databases(grown, dataDir);
+  const cluster = await profiledCluster(grown, log);
+  const dbs = new Databases(grown, dataDir, cluster.url);
   try {
-    const { rows, fill: filled, prune } = await compareAndPrune(options, grown, dbs, settings, log);
+    const {
+      rows,
+      profiles,
+      fill: filled,
+      prune,
+    } = await compareAndPrune(options, grown, dbs, settings, cluster.profiler, log);
     const report = [
       `Run ${new Date().toISOString().slice(0, 10)} on ${machine.cpu} (${machine.cores} cores), Node ${process.version}, ` +
-        `schoolauth on ${grown.database}, ${options.rateLimits ? 'rate limits on (raised above the load)' : 'RATE_LIMITS=off'}; ` +
+        `schoolauth on ${grown.database}${cluster.profiler ? ' (a private cluster, pg_stat_statements preloaded)' : ''}, ` +
+        `${options.rateLimits ? 'rate limits on (raised above the load)' : 'RATE_LIMITS=off'}; ` +
         `${options.runs} run(s) of ${options.duration} s after ${options.warmup} s of warm-up.`,
       `Command: \`npm run bench -- ${process.argv.slice(2).join(' ')}\``,
       '',
@@ -240,6 +295,7 @@ export async function runGrowth(options: BenchOptions, dataDir: string, log: Log
         `expired rows for the prune): ${fillLine(filled)}.`,
       '',
       grownTable(rows, options.connections),
+      ...profiles.flatMap((table) => ['', table]),
       '',
       `Prune of the grown database (its ${grown.pruneRows} expired rows among the live ones; the server's own ` +
         `PRUNE_INTERVAL job, started by the bench), under ${prune.scenario} at ${prune.connections} connections.`,
@@ -248,10 +304,13 @@ export async function runGrowth(options: BenchOptions, dataDir: string, log: Log
     ].join('\n');
     log(`\n${report}`);
     if (options.write) {
-      writeBlock(REPORT_PATH, `grown-${grown.database}`, report);
+      // A profiled run is on another cluster than the figures of record: a block of its own.
+      const block = `grown-${grown.database}${cluster.profiler ? '-statements' : ''}`;
+      writeBlock(REPORT_PATH, block, report);
       log(`\nwritten to ${REPORT_PATH}`);
     }
   } finally {
     await dbs.dropAll();
+    await cluster.stop();
   }
 }

@@ -1,7 +1,7 @@
 /**
  * `--grown --grown-database postgres --statement-profile`: what each statement of a scenario
  * costs inside PostgreSQL on the grown database against the empty one, from pg_stat_statements
- * (mean execution time, and shared buffers hit and read per call). The grown-database throughput
+ * (mean execution time, shared buffers hit and read, WAL written per call). The grown-database throughput
  * table says that a scenario slowed; this says which statement did, and whether from reading
  * pages (an index or table no longer in shared_buffers) or from more work per call
  * (docs/performance.md "Cost as the database grows").
@@ -20,6 +20,9 @@ export interface StatementTime {
   readonly totalMs: number;
   readonly sharedHit: number;
   readonly sharedRead: number;
+  /** WAL written, bytes, and of it full-page images (a page's first change after a checkpoint). */
+  readonly walBytes: number;
+  readonly walFpi: number;
 }
 
 /** Reads and resets pg_stat_statements over a connection to the cluster's `postgres` database. */
@@ -45,9 +48,12 @@ export class StatementProfiler {
       total: number;
       hit: string;
       read: string;
+      wal: string;
+      fpi: string;
     }>(
       `select s.query, s.calls::text as calls, s.total_exec_time as total,
-              s.shared_blks_hit::text as hit, s.shared_blks_read::text as read
+              s.shared_blks_hit::text as hit, s.shared_blks_read::text as read,
+              s.wal_bytes::text as wal, s.wal_fpi::text as fpi
          from pg_stat_statements s join pg_database d on d.oid = s.dbid
         where d.datname = $1 and s.toplevel`,
       [database],
@@ -60,6 +66,8 @@ export class StatementProfiler {
         totalMs: (before?.totalMs ?? 0) + row.total,
         sharedHit: (before?.sharedHit ?? 0) + Number(row.hit),
         sharedRead: (before?.sharedRead ?? 0) + Number(row.read),
+        walBytes: (before?.walBytes ?? 0) + Number(row.wal),
+        walFpi: (before?.walFpi ?? 0) + Number(row.fpi),
       });
     }
     return byQuery;
@@ -81,7 +89,8 @@ const perCall = (t: StatementTime | undefined, pick: (t: StatementTime) => numbe
 
 /**
  * A Markdown table of one scenario's statements, the grown database's costliest first (by total
- * time): mean ms, and shared buffers hit and read per call, empty against grown.
+ * time): mean ms, shared buffers hit and read, and WAL written (kB, and full-page images) per call,
+ * empty against grown.
  */
 export function statementProfileTable(
   scenario: string,
@@ -94,17 +103,20 @@ export function statementProfileTable(
     .sort((a, b) => (grown.get(b)?.totalMs ?? 0) - (grown.get(a)?.totalMs ?? 0))
     .slice(0, top);
   const lines = [
-    `| ${scenario}: statement | calls empty / grown | mean ms empty | mean ms grown | buffers hit / read per call, empty | grown |`,
-    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    `| ${scenario}: statement | calls empty / grown | mean ms empty | mean ms grown | buffers hit / read per call, empty | grown | WAL kB / full-page images per call, empty | grown |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const query of queries) {
     const e = empty.get(query);
     const g = grown.get(query);
     const buffers = (t: StatementTime | undefined) =>
       `${perCall(t, (x) => x.sharedHit, 1)} / ${perCall(t, (x) => x.sharedRead, 2)}`;
+    const wal = (t: StatementTime | undefined) =>
+      `${perCall(t, (x) => x.walBytes / 1024, 2)} / ${perCall(t, (x) => x.walFpi, 2)}`;
     lines.push(
       `| \`${shorten(query, 110).replace(/`/g, "'").replace(/\|/g, '\\|')}\` | ${e?.calls ?? 0} / ${g?.calls ?? 0} | ` +
-        `${perCall(e, (x) => x.totalMs, 3)} | ${perCall(g, (x) => x.totalMs, 3)} | ${buffers(e)} | ${buffers(g)} |`,
+        `${perCall(e, (x) => x.totalMs, 3)} | ${perCall(g, (x) => x.totalMs, 3)} | ${buffers(e)} | ${buffers(g)} | ` +
+        `${wal(e)} | ${wal(g)} |`,
     );
   }
   return lines.join('\n');

@@ -128,10 +128,9 @@ async function measureScenarios(
       }
       rows.push(...(await measureTogether(scenario.name, contenders, connections, settings)));
       if (profiler) {
-        const [empty, grown] = await Promise.all(
-          ['empty', 'grown'].map((name) => profiler.read(Databases.nameOf(name))),
-        );
-        profiles.push(statementProfileTable(`${scenario.name} c=${connections}`, empty!, grown!));
+        const empty = await profiler.read(Databases.nameOf('empty'));
+        const grown = await profiler.read(Databases.nameOf('grown'));
+        profiles.push(statementProfileTable(`${scenario.name} c=${connections}`, empty, grown));
       }
     }
   }

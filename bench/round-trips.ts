@@ -55,7 +55,7 @@ export interface RoundTrips {
 }
 
 /** A transaction's own statements: counted as round trips, not shown among the top ones. */
-const TRANSACTION_CONTROL = /^\s*(begin|commit|rollback|start transaction|end)\b/i;
+export const TRANSACTION_CONTROL = /^\s*(begin|commit|rollback|start transaction|end)\b/i;
 
 /** The difference between two snapshots, per request. */
 export function perRequest(

@@ -11,7 +11,7 @@
  * their normalised text.
  */
 import pg from 'pg';
-import { shorten } from './round-trips.js';
+import { shorten, TRANSACTION_CONTROL } from './round-trips.js';
 
 /** One statement's figures over a window, in one database. */
 export interface StatementTime {
@@ -31,8 +31,8 @@ export class StatementProfiler {
 
   static async connect(adminUrl: string): Promise<StatementProfiler> {
     const client = new pg.Client({ connectionString: adminUrl });
+    // The extension exists: the private cluster made it when it started (bench/postgres.ts).
     await client.connect();
-    await client.query('create extension if not exists pg_stat_statements');
     return new StatementProfiler(client);
   }
 
@@ -78,9 +78,6 @@ export class StatementProfiler {
   }
 }
 
-/** BEGIN, COMMIT and the like: round trips, but nothing a grown table slows. */
-const TRANSACTION_CONTROL = /^\s*(begin|commit|rollback|start transaction|end)\b/i;
-
 const fmt = (n: number, digits: number) =>
   n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
@@ -99,6 +96,7 @@ export function statementProfileTable(
   top = 8,
 ): string {
   const queries = [...new Set([...empty.keys(), ...grown.keys()])]
+    // BEGIN, COMMIT and the like: round trips, but nothing a grown table slows.
     .filter((query) => !TRANSACTION_CONTROL.test(query))
     .sort((a, b) => (grown.get(b)?.totalMs ?? 0) - (grown.get(a)?.totalMs ?? 0))
     .slice(0, top);

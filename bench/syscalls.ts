@@ -2,9 +2,10 @@
  * Counts the system calls schoolauth makes per request in one scenario: starts the build, fills
  * the scenario's pool, then attaches `strace -c -f` to the server for a fixed number of
  * requests. System calls are expensive on virtual machines; SQLite's locks (fcntl) and WAL
- * writes (pwrite64) are most of them on the write paths.
+ * writes (pwrite64) are most of them on the write paths. `--connections` (default 16) shows what
+ * more requests in flight share: a turn's group commit, its read transaction, its epoll wake-up.
  *
- *   npm run build && node --import tsx bench/syscalls.ts --scenario code --requests 2000
+ *   npm run build && node --import tsx bench/syscalls.ts --scenario code --requests 2000 --connections 64
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -20,11 +21,15 @@ const { values } = parseArgs({
   options: {
     scenario: { type: 'string', default: 'code' },
     requests: { type: 'string', default: '2000' },
+    connections: { type: 'string', default: '16' },
   },
 });
 const scenario = SCENARIOS.find((s) => s.name === values.scenario);
 if (!scenario) throw new Error(`unknown scenario ${values.scenario}`);
 const requests = Number(values.requests);
+const connections = Number(values.connections);
+if (!Number.isInteger(connections) || connections < 1)
+  throw new Error('--connections takes a positive integer');
 const target = await startSchoolauth(mkdtempSync(join(tmpdir(), 'schoolauth-syscalls-')), {});
 const fixture = await Fixture.prepare(target);
 if (scenario.pool) await fixture.ensure(scenario.pool, requests * 2 + 200);
@@ -41,7 +46,7 @@ strace.stderr.on('data', (chunk: Buffer) => {
 await new Promise((resolve) => setTimeout(resolve, 1000));
 const m = await runLoad({
   baseUrl: target.server.baseUrl,
-  connections: 16,
+  connections,
   seconds: 60,
   plan,
   amount: requests,
@@ -50,7 +55,9 @@ strace.kill('SIGINT');
 await new Promise((resolve) => strace.once('exit', resolve));
 await target.server.stop();
 const answered = m.ok + m.nonOk;
-process.stdout.write(`${scenario.name}: ${answered} answers (${m.nonOk} not 2xx) while traced\n`);
+process.stdout.write(
+  `${scenario.name}: ${answered} answers (${m.nonOk} not 2xx) while traced, ${connections} connections\n`,
+);
 for (const line of report.split('\n')) {
   const match = /^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$/.exec(line);
   if (match)

@@ -35,7 +35,8 @@ export const USAGE = `usage: npm run bench -- [--duration S] [--warmup S] [--run
        [--write | --no-write] [--server-log FILE] [--no-rate-limits] [--database sqlite|postgres [--instances N]]
 ${GROWTH_USAGE}`;
 
-function positive(name: string, value: string | undefined, fallback: number): number {
+/** A flag's positive number (its fallback when not given); throws a message naming the flag. */
+export function positive(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, not "${value}"`);

@@ -40,37 +40,21 @@ export class StatementProfiler {
     await this.client.query('select pg_stat_statements_reset()');
   }
 
-  /** Every top-level statement of `database` since the last reset, by normalised text. */
+  /**
+   * Every top-level statement of `database` since the last reset, by normalised text (summed
+   * over the entries the same text has, one per role and queryid).
+   */
   async read(database: string): Promise<Map<string, StatementTime>> {
-    const { rows } = await this.client.query<{
-      query: string;
-      calls: string;
-      total: number;
-      hit: string;
-      read: string;
-      wal: string;
-      fpi: string;
-    }>(
-      `select s.query, s.calls::text as calls, s.total_exec_time as total,
-              s.shared_blks_hit::text as hit, s.shared_blks_read::text as read,
-              s.wal_bytes::text as wal, s.wal_fpi::text as fpi
+    const { rows } = await this.client.query<{ query: string } & Record<keyof StatementTime, number>>(
+      `select s.query, sum(s.calls)::float8 as "calls", sum(s.total_exec_time) as "totalMs",
+              sum(s.shared_blks_hit)::float8 as "sharedHit", sum(s.shared_blks_read)::float8 as "sharedRead",
+              sum(s.wal_bytes)::float8 as "walBytes", sum(s.wal_fpi)::float8 as "walFpi"
          from pg_stat_statements s join pg_database d on d.oid = s.dbid
-        where d.datname = $1 and s.toplevel`,
+        where d.datname = $1 and s.toplevel
+        group by s.query`,
       [database],
     );
-    const byQuery = new Map<string, StatementTime>();
-    for (const row of rows) {
-      const before = byQuery.get(row.query);
-      byQuery.set(row.query, {
-        calls: (before?.calls ?? 0) + Number(row.calls),
-        totalMs: (before?.totalMs ?? 0) + row.total,
-        sharedHit: (before?.sharedHit ?? 0) + Number(row.hit),
-        sharedRead: (before?.sharedRead ?? 0) + Number(row.read),
-        walBytes: (before?.walBytes ?? 0) + Number(row.wal),
-        walFpi: (before?.walFpi ?? 0) + Number(row.fpi),
-      });
-    }
-    return byQuery;
+    return new Map(rows.map(({ query, ...time }) => [query, time]));
   }
 
   async close(): Promise<void> {
@@ -83,6 +67,12 @@ const fmt = (n: number, digits: number) =>
 
 const perCall = (t: StatementTime | undefined, pick: (t: StatementTime) => number, digits: number) =>
   t && t.calls > 0 ? fmt(pick(t) / t.calls, digits) : '–';
+
+const buffers = (t: StatementTime | undefined) =>
+  `${perCall(t, (x) => x.sharedHit, 1)} / ${perCall(t, (x) => x.sharedRead, 2)}`;
+
+const wal = (t: StatementTime | undefined) =>
+  `${perCall(t, (x) => x.walBytes / 1024, 2)} / ${perCall(t, (x) => x.walFpi, 2)}`;
 
 /**
  * A Markdown table of one scenario's statements, the grown database's costliest first (by total
@@ -107,10 +97,6 @@ export function statementProfileTable(
   for (const query of queries) {
     const e = empty.get(query);
     const g = grown.get(query);
-    const buffers = (t: StatementTime | undefined) =>
-      `${perCall(t, (x) => x.sharedHit, 1)} / ${perCall(t, (x) => x.sharedRead, 2)}`;
-    const wal = (t: StatementTime | undefined) =>
-      `${perCall(t, (x) => x.walBytes / 1024, 2)} / ${perCall(t, (x) => x.walFpi, 2)}`;
     lines.push(
       `| \`${shorten(query, 110).replace(/`/g, "'").replace(/\|/g, '\\|')}\` | ${e?.calls ?? 0} / ${g?.calls ?? 0} | ` +
         `${perCall(e, (x) => x.totalMs, 3)} | ${perCall(g, (x) => x.totalMs, 3)} | ${buffers(e)} | ${buffers(g)} | ` +

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Fixture } from './fixture.js';
 import { runLoad } from './load.js';
+import { positive } from './options.js';
 import { SCENARIOS } from './scenarios.js';
 import { startSchoolauth } from './targets/schoolauth.js';
 
@@ -21,15 +22,13 @@ const { values } = parseArgs({
   options: {
     scenario: { type: 'string', default: 'code' },
     requests: { type: 'string', default: '2000' },
-    connections: { type: 'string', default: '16' },
+    connections: { type: 'string' },
   },
 });
 const scenario = SCENARIOS.find((s) => s.name === values.scenario);
 if (!scenario) throw new Error(`unknown scenario ${values.scenario}`);
 const requests = Number(values.requests);
-const connections = Number(values.connections);
-if (!Number.isInteger(connections) || connections < 1)
-  throw new Error('--connections takes a positive integer');
+const connections = Math.round(positive('connections', values.connections, 16));
 const target = await startSchoolauth(mkdtempSync(join(tmpdir(), 'schoolauth-syscalls-')), {});
 const fixture = await Fixture.prepare(target);
 if (scenario.pool) await fixture.ensure(scenario.pool, requests * 2 + 200);

@@ -16,6 +16,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import { type ActivitySample, ClusterActivity, describeActivity } from './cluster-activity.js';
 import { type FillResult, type FillSizes, fill, postgresSink, type RowSink, sqliteSink } from './fill.js';
 import { Fixture } from './fixture.js';
 import { GROWN_SCENARIOS, type GrowthOptions } from './growth-options.js';
@@ -38,13 +39,13 @@ type Log = (line: string) => void;
 class Databases {
   private readonly made: string[] = [];
   /**
-   * @param postgresUrl the cluster's `postgres` database (the machine's, or a private cluster's
+   * @param adminUrl the cluster's `postgres` database (the machine's, or a private cluster's
    *   with `--statement-profile`)
    */
   constructor(
     private readonly grown: GrowthOptions,
     private readonly dataDir: string,
-    private readonly postgresUrl: string,
+    readonly adminUrl: string,
   ) {}
 
   /** The PostgreSQL database of the server called `name`. */
@@ -59,7 +60,7 @@ class Databases {
     const database = Databases.nameOf(name);
     await this.admin(`CREATE DATABASE ${database}`);
     this.made.push(database);
-    const url = new URL(this.postgresUrl);
+    const url = new URL(this.adminUrl);
     url.pathname = `/${database}`;
     return { dir, env: { DATABASE_URL: url.toString() } };
   }
@@ -75,7 +76,7 @@ class Databases {
   }
 
   private async admin(statement: string): Promise<void> {
-    const client = new pg.Client({ connectionString: this.postgresUrl });
+    const client = new pg.Client({ connectionString: this.adminUrl });
     await client.connect();
     try {
       await client.query(statement);
@@ -179,6 +180,33 @@ async function pruneUnderLoad(
   };
 }
 
+/**
+ * With the statement profile (a private cluster): each run's log line also says what the cluster
+ * did meanwhile (bench/cluster-activity.ts).
+ */
+async function withClusterActivity<T>(
+  adminUrl: string | undefined,
+  settings: RunSettings,
+  work: (settings: RunSettings) => Promise<T>,
+): Promise<T> {
+  if (!adminUrl) return work(settings);
+  const activity = await ClusterActivity.connect(adminUrl, {
+    grown: Databases.nameOf('grown'),
+    empty: Databases.nameOf('empty'),
+  });
+  try {
+    return await work({
+      ...settings,
+      window: {
+        mark: () => activity.sample(),
+        describe: async (mark) => describeActivity(mark as ActivitySample, await activity.sample()),
+      },
+    });
+  } finally {
+    await activity.close();
+  }
+}
+
 /** How long the load goes on waiting for the prune to end. */
 const MAX_PRUNE_SECONDS = 1800;
 
@@ -232,7 +260,9 @@ async function compareAndPrune(
       empty: await Fixture.prepare(emptyTarget),
       grown: await Fixture.prepare(grownTarget),
     };
-    const { rows, profiles } = await measureScenarios(fixtures, options, settings, profiler);
+    const { rows, profiles } = await withClusterActivity(profiler && dbs.adminUrl, settings, (s) =>
+      measureScenarios(fixtures, options, s, profiler),
+    );
     await emptyTarget.server.stop();
     log(`pruning ${sizes.expired} expired rows under ${grown.pruneScenario} load`);
     const prune = await pruneUnderLoad(grownTarget, fixtures.grown, logFile, options, grown);

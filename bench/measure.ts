@@ -34,6 +34,16 @@ export interface RunSettings {
   readonly warmup: number;
   readonly runs: number;
   readonly log: (line: string) => void;
+  /**
+   * Read before and after each measured run; what `describe` answers joins the run's log line
+   * (the grown PostgreSQL bench: the cluster's checkpoints and autovacuum, bench/cluster-activity.ts).
+   */
+  readonly window?: RunWindow;
+}
+
+export interface RunWindow {
+  mark(): Promise<unknown>;
+  describe(mark: unknown): Promise<string>;
 }
 
 /** The run settings the command line chose. */
@@ -174,9 +184,13 @@ export async function measureTogether(
     await contender.startCounting(connections, settings.duration, settings.runs);
   for (let i = 0; i < settings.runs; i++) {
     for (const contender of contenders) {
+      const mark = await settings.window?.mark();
       const m = await contender.load(connections, settings.duration);
       contender.runs.push(m);
-      settings.log(`  ${contender.label} ${scenario} c=${connections} run ${i + 1}: ${describeRun(m)}`);
+      const during = settings.window ? `; ${await settings.window.describe(mark)}` : '';
+      settings.log(
+        `  ${contender.label} ${scenario} c=${connections} run ${i + 1}: ${describeRun(m)}${during}`,
+      );
     }
   }
   const rows: Row[] = [];

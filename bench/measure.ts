@@ -147,7 +147,12 @@ export class Contender {
     return this.roundTrips.finish(requests);
   }
 
-  async load(connections: number, seconds: number): Promise<Measurement> {
+  /** With `window`, what it saw during the measured load only (after the pool's refill) is `window`. */
+  async load(
+    connections: number,
+    seconds: number,
+    window?: RunWindow,
+  ): Promise<Measurement & { readonly window?: string }> {
     let plan = this.staticPlan;
     if (this.scenario && this.fixture) {
       if (this.scenario.pool && !this.counting) {
@@ -155,6 +160,7 @@ export class Contender {
       }
       plan = this.scenario.plan(this.fixture) as LoadPlan;
     }
+    const mark = await window?.mark();
     const m = await runLoad({
       baseUrl: this.baseUrl,
       connections,
@@ -164,7 +170,7 @@ export class Contender {
       cpuSeconds: this.cpuSeconds,
     });
     this.rate = Math.max(this.rate, m.exhausted ? m.rps * 2 : m.rps);
-    return m;
+    return window ? { ...m, window: await window.describe(mark) } : m;
   }
 }
 
@@ -184,10 +190,9 @@ export async function measureTogether(
     await contender.startCounting(connections, settings.duration, settings.runs);
   for (let i = 0; i < settings.runs; i++) {
     for (const contender of contenders) {
-      const mark = await settings.window?.mark();
-      const m = await contender.load(connections, settings.duration);
+      const m = await contender.load(connections, settings.duration, settings.window);
       contender.runs.push(m);
-      const during = settings.window ? `; ${await settings.window.describe(mark)}` : '';
+      const during = m.window ? `; ${m.window}` : '';
       settings.log(
         `  ${contender.label} ${scenario} c=${connections} run ${i + 1}: ${describeRun(m)}${during}`,
       );

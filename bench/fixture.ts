@@ -17,6 +17,7 @@ import {
   registerClient,
   type TokenSet,
 } from './oauth.js';
+import { PoolAges } from './pool-ages.js';
 import type { OAuthTarget } from './targets/target.js';
 
 const MINT_CONCURRENCY = 16;
@@ -31,6 +32,8 @@ export type FixtureStep = 'registration' | 'authorize' | 'token';
  * access tokens of agent grants.
  */
 export type PoolKind = 'codes' | 'oidc-codes' | 'oidc-es256-codes' | 'refresh' | 'access';
+
+const CODE_POOLS: ReadonlySet<PoolKind> = new Set(['codes', 'oidc-codes', 'oidc-es256-codes']);
 
 export class Fixture {
   readonly pools: Record<PoolKind, string[]> = {
@@ -52,6 +55,9 @@ export class Fixture {
   readonly pkce: Pkce = newPkce();
   /** Authorizations that failed and were tried again (see mintCode). */
   mintRetries = 0;
+  /** Codes dropped unused because they had grown too old (pool-ages.ts). */
+  staleCodes = 0;
+  private readonly ages = new PoolAges<PoolKind>(CODE_POOLS);
   private readonly jar = new CookieJar();
 
   private constructor(
@@ -137,8 +143,14 @@ export class Fixture {
 
   /** Makes sure the pool holds at least `count` unused values. */
   async ensure(kind: PoolKind, count: number): Promise<void> {
-    const missing = count - this.pools[kind].length;
+    const pool = this.pools[kind];
+    if (this.ages.stale(kind, pool.length, Date.now())) {
+      this.staleCodes += pool.length;
+      pool.length = 0;
+    }
+    const missing = count - pool.length;
     if (missing <= 0) return;
+    this.ages.minting(kind, Date.now());
     const { agentScope, readerScope } = this.target;
     if (kind === 'oidc-es256-codes') {
       const client = await this.es256();

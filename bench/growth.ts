@@ -263,6 +263,9 @@ async function compareAndPrune(
     const { rows, profiles } = await withClusterActivity(profiler && dbs.adminUrl, settings, (s) =>
       measureScenarios(fixtures, options, s, profiler),
     );
+    for (const [label, fixture] of Object.entries(fixtures)) {
+      if (fixture.staleCodes) log(`  ${label}: ${fixture.staleCodes} unused code(s) dropped as too old`);
+    }
     await emptyTarget.server.stop();
     log(`pruning ${sizes.expired} expired rows under ${grown.pruneScenario} load`);
     const prune = await pruneUnderLoad(grownTarget, fixtures.grown, logFile, options, grown);

@@ -139,6 +139,8 @@ async function benchmark(options: BenchOptions, dataDir: string): Promise<void> 
     for (const { fixture } of servers.oauth) {
       if (fixture.mintRetries)
         log(`  ${fixture.target.name}: ${fixture.mintRetries} authorization(s) tried again`);
+      if (fixture.staleCodes)
+        log(`  ${fixture.target.name}: ${fixture.staleCodes} unused code(s) dropped as too old`);
     }
   } finally {
     await stopServers(servers);

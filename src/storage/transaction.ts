@@ -2,11 +2,13 @@
  * `db.transaction().execute(work)`, with the transaction's prepared queries run at once on SQLite
  * (sqlite/driver.ts): inside a transaction every query otherwise goes through Kysely's executor
  * and connection provider, a chain of promises per query, while the connection is this
- * transaction's anyway. On PostgreSQL it is Kysely's transaction, unchanged.
+ * transaction's anyway; and, when the connection is free, the transaction itself begun at once
+ * (sqlite/transaction-now.ts). On PostgreSQL it is Kysely's transaction, unchanged.
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { allowImmediateInTransaction } from './sqlite/driver.js';
+import { transactionNow } from './sqlite/transaction-now.js';
 
 /**
  * Thrown by `inTransaction` called on a transaction (the request's own, src/oauth/
@@ -30,8 +32,12 @@ export function inTransaction<T>(
       throw new NestedWorkFailed(error);
     });
   }
-  return db.transaction().execute((trx) => {
-    allowImmediateInTransaction(db, trx);
-    return work(trx);
-  });
+  // SQLite with its connection free: begun now, without Kysely's connection provider.
+  return (
+    transactionNow(db, work) ??
+    db.transaction().execute((trx) => {
+      allowImmediateInTransaction(db, trx);
+      return work(trx);
+    })
+  );
 }

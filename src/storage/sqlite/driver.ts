@@ -19,7 +19,8 @@
  *   rolled back by itself) rejects every transaction of the batch.
  * - A query outside a transaction may run at once (`runImmediately`) when nothing holds the
  *   connection, and a query of a transaction begun with `inTransaction` (transaction.ts) while
- *   that transaction holds it: either way without Kysely's chain of promises.
+ *   that transaction holds it: either way without Kysely's chain of promises. Such a transaction
+ *   itself begins at once when nothing holds the connection (`beginNow`, transaction-now.ts).
  *
  * - Reads of one turn share one read transaction: a read outside a transaction with no batch open
  *   opens a batch that only reads, committed at the end of the turn like the others. In WAL mode
@@ -86,7 +87,7 @@ function newBatch(writes: boolean): Batch {
   return { committed, writes, log: [], resolve, reject };
 }
 
-class QueuedSqliteDriver implements Driver {
+export class QueuedSqliteDriver implements Driver {
   private readonly statements = new Map<string, Prepared>();
   private readonly own = new Map<string, SQLite.Statement>();
   private readonly waiting: Array<(lease: Lease) => void> = [];
@@ -130,6 +131,37 @@ class QueuedSqliteDriver implements Driver {
   }
 
   async beginTransaction(connection: DatabaseConnection, _settings: TransactionSettings): Promise<void> {
+    this.begin(connection as Lease);
+  }
+
+  /**
+   * A transaction begun now on a lease of its own when nothing holds the connection (then nobody
+   * waits for it either: a release hands it to the next waiter directly); else undefined, and the
+   * caller takes Kysely's path, which waits its turn (transaction-now.ts).
+   */
+  beginNow(): Lease | undefined {
+    if (this.holder) return undefined;
+    const lease = new Lease(this);
+    this.holder = lease;
+    try {
+      this.begin(lease);
+    } catch (error) {
+      this.release(lease);
+      throw error;
+    }
+    return lease;
+  }
+
+  /** A transaction's rollback, then the connection passes on (Kysely releases it after rollbackTransaction). */
+  async rollbackAndRelease(lease: Lease): Promise<void> {
+    try {
+      await this.rollbackTransaction(lease);
+    } finally {
+      this.release(lease);
+    }
+  }
+
+  private begin(lease: Lease): void {
     // SQLite rolls a whole transaction back on some errors (I/O, a full disk): that batch is lost,
     // and this transaction must not run in autocommit mode as if it belonged to it.
     if (this.batch && !this.database.inTransaction) {
@@ -143,7 +175,6 @@ class QueuedSqliteDriver implements Driver {
       this.openBatch(true);
       this.execute('savepoint batch');
     }
-    const lease = connection as Lease;
     lease.logStart = this.batch!.log.length;
     lease.inTransaction = true;
   }
@@ -365,7 +396,7 @@ function refuseSavepoints(): Promise<never> {
 }
 
 /** One turn with the connection: what Kysely holds between acquire and release. */
-class Lease implements DatabaseConnection {
+export class Lease implements DatabaseConnection {
   inTransaction = false;
   /** Where its transaction's writes begin in the batch's log. */
   logStart = 0;
@@ -409,6 +440,11 @@ export class QueuedSqliteDialect extends SqliteDialect {
 
   transactionHolder(): Lease | undefined {
     return this.driver?.transactionHolder();
+  }
+
+  /** The driver itself: transaction-now.ts begins, commits and rolls back on it. */
+  queuedDriver(): QueuedSqliteDriver | undefined {
+    return this.driver;
   }
 
   snapshotStamp(): number | undefined {
@@ -520,4 +556,15 @@ export function allowImmediateInTransaction(db: object, trx: object): void {
   const dialect = runners.get(db);
   const lease = dialect instanceof QueuedSqliteDialect ? dialect.transactionHolder() : undefined;
   if (lease) runners.set(trx, lease);
+}
+
+/** The SQLite dialect of this Kysely instance, when it is one (transaction-now.ts). */
+export function queuedDialectOf(db: object): QueuedSqliteDialect | undefined {
+  const dialect = runners.get(db);
+  return dialect instanceof QueuedSqliteDialect ? dialect : undefined;
+}
+
+/** Lets `runImmediately` reach the lease a transaction holds (transaction-now.ts). */
+export function allowImmediateOnLease(trx: object, lease: Lease): void {
+  runners.set(trx, lease);
 }

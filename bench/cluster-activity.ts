@@ -74,18 +74,20 @@ export class ClusterActivity {
     const [wal] = (
       await this.admin.query<{ bytes: string }>(`select pg_current_wal_lsn() - '0/0'::pg_lsn as bytes`)
     ).rows;
+    const reads = new Map(
+      (
+        await this.admin.query<{ datname: string; blks_read: string }>(
+          'select datname, blks_read from pg_stat_database where datname = any($1)',
+          [[...this.databases.values()].map((d) => d.name)],
+        )
+      ).rows.map((row) => [row.datname, Number(row.blks_read)]),
+    );
     const databases = new Map<string, { blocksRead: number; autovacuums: number; autoanalyzes: number }>();
     for (const [label, { name, client }] of this.databases) {
-      const [read] = (
-        await this.admin.query<{ blks_read: string }>(
-          'select blks_read from pg_stat_database where datname = $1',
-          [name],
-        )
-      ).rows;
       // pg_stat_all_tables shows only the database a connection is on: one connection per database.
       const [vacuum] = (await client.query<{ autovacuums: number; autoanalyzes: number }>(AUTOVACUUM)).rows;
       databases.set(label, {
-        blocksRead: Number(read?.blks_read ?? 0),
+        blocksRead: reads.get(name) ?? 0,
         autovacuums: vacuum!.autovacuums,
         autoanalyzes: vacuum!.autoanalyzes,
       });

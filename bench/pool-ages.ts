@@ -17,7 +17,7 @@ export class PoolAges<K extends string> {
 
   /** A top-up of `kind` begins at `now`: the pool's oldest value is this old unless older ones are left. */
   minting(kind: K, now: number): void {
-    if (!this.oldest.has(kind)) this.oldest.set(kind, now);
+    if (this.aging.has(kind) && !this.oldest.has(kind)) this.oldest.set(kind, now);
   }
 
   /**
@@ -30,7 +30,7 @@ export class PoolAges<K extends string> {
       this.oldest.delete(kind);
       return false;
     }
-    if (!this.aging.has(kind) || now - since <= MAX_AGE_MS) return false;
+    if (now - since <= MAX_AGE_MS) return false;
     this.oldest.delete(kind);
     return true;
   }

@@ -12,6 +12,7 @@ import { sql } from 'kysely';
 import { openStorage } from '../../src/storage/connect.js';
 import { prepared } from '../../src/storage/prepared.js';
 import { inTransaction } from '../../src/storage/transaction.js';
+import { holdTransaction } from '../helpers/hold.js';
 import { type ScratchDb as Db, openScratchSqlite, type ScratchSqlite } from '../helpers/scratch-sqlite.js';
 
 const insertItem = prepared((db, name: string) => (db as Db).insertInto('items').values({ name }));
@@ -21,14 +22,6 @@ describe('SQLite inTransaction: begun at once on a free connection', () => {
   let db: Db;
   let committed: ScratchSqlite['committed'];
   let names: ScratchSqlite['names'];
-  const gate = () => {
-    let open!: () => void;
-    const closed = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    return { closed, open };
-  };
-
   before(async () => {
     scratch = await openScratchSqlite('schoolauth-trx-now-');
     ({ db, committed, names } = scratch);
@@ -51,11 +44,7 @@ describe('SQLite inTransaction: begun at once on a free connection', () => {
   });
 
   it('waits for a transaction that holds the connection, then runs', async () => {
-    const held = gate();
-    const holding = inTransaction(db, async (trx) => {
-      await insertItem.run(trx, 'first');
-      await held.closed;
-    });
+    const held = await holdTransaction(db, (trx) => insertItem.run(trx as Db, 'first'));
     let ran = false;
     const waiting = inTransaction(db, async (trx) => {
       ran = true;
@@ -63,8 +52,7 @@ describe('SQLite inTransaction: begun at once on a free connection', () => {
     });
     await nextTurn();
     assert.equal(ran, false, 'the second ran inside the first’s open transaction');
-    held.open();
-    await Promise.all([holding, waiting]);
+    await Promise.all([held.release(), waiting]);
     assert.equal(committed('first') + committed('second'), 2);
   });
 

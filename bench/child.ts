@@ -88,6 +88,10 @@ export interface StartOptions {
   readonly nodeFlags?: readonly string[];
   /** The core to pin it to (default: the server core). */
   readonly core?: number;
+  /** A command that runs node (e.g. valgrind and its flags). */
+  readonly wrapper?: readonly string[];
+  /** How long it may take to answer the ready path (default 60 s). */
+  readonly readyTimeoutMs?: number;
 }
 
 const PROBE = join(import.meta.dirname, 'servers', 'probe.mjs');
@@ -106,9 +110,10 @@ export async function startServer(name: string, options: StartOptions): Promise<
     ...(options.probe ? ['--import', PROBE] : []),
     ...options.args,
   ];
+  const node = [...(options.wrapper ?? []), process.execPath, ...nodeArgs];
   const [command, args] = PINNING
-    ? ['taskset', ['-c', String(options.core ?? SERVER_CORE), process.execPath, ...nodeArgs]]
-    : [process.execPath, nodeArgs];
+    ? ['taskset', ['-c', String(options.core ?? SERVER_CORE), ...node]]
+    : [node[0]!, node.slice(1)];
   const child = spawn(command, args, {
     env: { ...process.env, NODE_ENV: 'production', ...options.env, PORT: String(options.port) },
     stdio: options.probe ? ['ignore', out, out, 'ipc'] : ['ignore', out, out],
@@ -116,7 +121,7 @@ export async function startServer(name: string, options: StartOptions): Promise<
   running.add(child);
   child.once('exit', () => running.delete(child));
   const baseUrl = `http://127.0.0.1:${options.port}`;
-  await waitUntilReady(name, child, baseUrl + options.readyPath);
+  await waitUntilReady(name, child, baseUrl + options.readyPath, options.readyTimeoutMs ?? 60_000);
   return {
     pid: child.pid!,
     baseUrl,
@@ -151,8 +156,13 @@ async function ask(child: ChildProcess, message: object, timeoutMs = 5000): Prom
   return reply;
 }
 
-async function waitUntilReady(name: string, child: ChildProcess, url: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
+async function waitUntilReady(
+  name: string,
+  child: ChildProcess,
+  url: string,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null)
       throw new Error(`${name} exited with code ${child.exitCode} before answering`);
@@ -166,7 +176,7 @@ async function waitUntilReady(name: string, child: ChildProcess, url: string): P
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await stopChild(child);
-  throw new Error(`${name} did not answer ${url} within 60 s`);
+  throw new Error(`${name} did not answer ${url} within ${timeoutMs / 1000} s`);
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {

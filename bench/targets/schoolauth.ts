@@ -58,6 +58,9 @@ export function schoolauthEnv(
 export interface SchoolauthOptions {
   readonly logFile?: string | undefined;
   readonly probe?: boolean;
+  /** A command that runs node (bench/floor.ts --instructions: valgrind). */
+  readonly wrapper?: readonly string[];
+  readonly readyTimeoutMs?: number;
   /** Rate limits on, raised above the load (default: as shipped), or RATE_LIMITS=off. */
   readonly rateLimits?: boolean;
   /** Environment overriding the defaults (DATABASE_URL, PRUNE_INTERVAL, …). */

@@ -1,0 +1,27 @@
+/**
+ * The rungs of the framework-floor ladder (bench/floor.ts): from bare Fastify's small JSON answer
+ * to schoolauth's discovery answer, one piece added per rung, each rung keeping the ones below.
+ * What each rung costs in CPU per request is the arithmetic behind the "≥ 85% of bare Fastify"
+ * target for the metadata documents (docs/performance.md, "The framework floor, rung by rung").
+ */
+export const FLOOR_STEPS = ['bare', 'document', 'headers', 'logger', 'metrics', 'hooks'] as const;
+export type FloorStep = (typeof FLOOR_STEPS)[number];
+
+export const FLOOR_STEP_TITLES: Record<FloorStep | 'schoolauth', string> = {
+  bare: "bare Fastify: { hello: 'world' } through a response schema, no logger (the bench's baseline)",
+  document: '+ the discovery document (2 kB of pre-built bytes) instead of the small JSON',
+  headers: '+ the headers schoolauth sends with it: cache-control, CORS, nosniff, x-request-id',
+  logger: "+ schoolauth's logger: pino, a lazy child logger per request, the request log controller",
+  metrics: '+ the request metrics (counted when the answer has gone, by route and status)',
+  hooks: "+ schoolauth's two root onRequest hooks (common headers, request-line checks)",
+  schoolauth: 'schoolauth itself (dist/src/main.js), GET /.well-known/openid-configuration',
+};
+
+/** The rungs up to and including `step`. */
+export function stepsUpTo(step: FloorStep): ReadonlySet<FloorStep> {
+  return new Set(FLOOR_STEPS.slice(0, FLOOR_STEPS.indexOf(step) + 1));
+}
+
+export function isFloorStep(value: string | undefined): value is FloorStep {
+  return (FLOOR_STEPS as readonly string[]).includes(value ?? '');
+}

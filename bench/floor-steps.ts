@@ -7,7 +7,7 @@
 export const FLOOR_STEPS = ['bare', 'document', 'headers', 'logger', 'metrics', 'hooks'] as const;
 export type FloorStep = (typeof FLOOR_STEPS)[number];
 
-export const FLOOR_STEP_TITLES: Record<FloorStep | 'schoolauth', string> = {
+export const FLOOR_STEP_TITLES: Record<FloorStep | 'schoolauth' | 'schoolauth-api', string> = {
   bare: "bare Fastify: { hello: 'world' } through a response schema, no logger (the bench's baseline)",
   document: '+ the discovery document (2 kB of pre-built bytes) instead of the small JSON',
   headers: '+ the headers schoolauth sends with it: cache-control, CORS, nosniff, x-request-id',
@@ -15,6 +15,8 @@ export const FLOOR_STEP_TITLES: Record<FloorStep | 'schoolauth', string> = {
   metrics: '+ the request metrics (counted when the answer has gone, by route and status)',
   hooks: "+ schoolauth's two root onRequest hooks (common headers, request-line checks)",
   schoolauth: 'schoolauth itself (dist/src/main.js), GET /.well-known/openid-configuration',
+  'schoolauth-api':
+    "schoolauth's protected GET /api/v1/account with a bearer token (the bench's api scenario)",
 };
 
 /** The rungs up to and including `step`. */

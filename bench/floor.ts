@@ -13,6 +13,7 @@
  *
  *   npm run build && node --import tsx bench/floor.ts [--runs 6] [--duration 3] [--warmup 2] [--connections 16]
  *   npm run build && node --import tsx bench/floor.ts --instructions [--runs 2] [--requests 5000]
+ *   … --rungs schoolauth,schoolauth-api   (some rungs only; default all)
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -20,22 +21,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort, pinSelf, type ServerProcess, startServer } from './child.js';
+import { Fixture } from './fixture.js';
 import { FLOOR_STEP_TITLES, FLOOR_STEPS, type FloorStep } from './floor-steps.js';
 import { runLoad } from './load.js';
 import { median } from './measure.js';
 import { DISCOVERY_PATH } from './oauth.js';
 import { positive } from './options.js';
-import { startSchoolauth } from './targets/schoolauth.js';
+import { PROTECTED, startSchoolauth } from './targets/schoolauth.js';
 
 const SERVER = join(import.meta.dirname, 'servers', 'floor-server.ts');
 /** Warm-ups of `--requests` each before the count: V8 has compiled the hot paths by then. */
 const WARM_UPS = 4;
-const RUNGS: ReadonlyArray<FloorStep | 'schoolauth'> = [...FLOOR_STEPS, 'schoolauth'];
-type RungName = (typeof RUNGS)[number];
+const ALL_RUNGS: ReadonlyArray<FloorStep | 'schoolauth' | 'schoolauth-api'> = [
+  ...FLOOR_STEPS,
+  'schoolauth',
+  'schoolauth-api',
+];
+type RungName = (typeof ALL_RUNGS)[number];
 
 interface Started {
   readonly server: ServerProcess;
   readonly path: string;
+  readonly headers?: Record<string, string>;
   /**
    * The server's HOST: valgrind names the pipes callgrind_control talks through after it, so the
    * control command needs the same one.
@@ -51,8 +58,10 @@ const { values } = parseArgs({
     connections: { type: 'string' },
     instructions: { type: 'boolean' },
     requests: { type: 'string' },
+    rungs: { type: 'string' },
   },
 });
+const RUNGS = rungsOf(values.rungs);
 const instructions = values.instructions === true;
 const runs = positive('runs', values.runs, instructions ? 2 : 6);
 const seconds = positive('duration', values.duration, 3);
@@ -71,10 +80,18 @@ try {
 
 async function startRung(name: RungName, wrapper?: readonly string[]): Promise<Started> {
   const slow = wrapper ? { wrapper, readyTimeoutMs: 300_000 } : {};
-  if (name === 'schoolauth') {
+  if (name === 'schoolauth' || name === 'schoolauth-api') {
     const dataDir = mkdtempSync(join(workDir, 'schoolauth-'));
     const target = await startSchoolauth(dataDir, slow);
-    return { server: target.server, path: DISCOVERY_PATH, host: '127.0.0.1' };
+    if (name === 'schoolauth') return { server: target.server, path: DISCOVERY_PATH, host: '127.0.0.1' };
+    // The bench's own fixture: a registered client, a sign-in and consent, a token exchange.
+    const token = (await Fixture.prepare(target)).reader?.access_token;
+    if (!token) {
+      await target.server.stop();
+      throw new Error('schoolauth-api: the fixture got no access token');
+    }
+    const headers = { authorization: `Bearer ${token}` };
+    return { server: target.server, path: PROTECTED.path, headers, host: '127.0.0.1' };
   }
   const port = await freePort();
   const server = await startServer(`floor ${name}`, {
@@ -94,7 +111,10 @@ function load(rung: Started, options: { seconds: number; amount?: number }) {
     seconds: options.seconds,
     ...(options.amount === undefined ? {} : { amount: options.amount }),
     pid: rung.server.pid,
-    plan: { kind: 'static', request: { method: 'GET', path: rung.path } },
+    plan: {
+      kind: 'static',
+      request: { method: 'GET', path: rung.path, ...(rung.headers ? { headers: rung.headers } : {}) },
+    },
   });
 }
 
@@ -161,6 +181,17 @@ function callgrindControl(command: string, rung: Started): void {
 }
 
 /** The instructions a callgrind dump counted (its `summary:` line). */
+/** `--rungs a,b` (default every rung), in the ladder's order. */
+function rungsOf(value: string | undefined): RungName[] {
+  if (value === undefined) return [...ALL_RUNGS];
+  const asked = value.split(',').map((name) => name.trim());
+  const unknown = asked.filter((name) => !(ALL_RUNGS as readonly string[]).includes(name));
+  if (unknown.length || !asked.length) {
+    throw new Error(`--rungs takes names from ${ALL_RUNGS.join(',')}, not ${unknown.join(',') || 'nothing'}`);
+  }
+  return ALL_RUNGS.filter((name) => asked.includes(name));
+}
+
 function summaryOf(path: string): number {
   const match = /^summary: (\d+)$/m.exec(readFileSync(path, 'utf8'));
   if (!match) throw new Error(`${path} has no summary line`);
@@ -182,17 +213,17 @@ function report(perRung: ReadonlyMap<RungName, number[]>): string {
   const lines = [
     `Framework floor, ${when}Z: ${how}; ${runs} run(s) per rung, medians.`,
     '',
-    `| Rung | ${unit} | added | share of bare's cost |`,
+    `| Rung | ${unit} | added | against the first rung |`,
     '| --- | ---: | ---: | ---: |',
   ];
-  const bare = median(perRung.get('bare')!);
+  const first = median(perRung.get(RUNGS[0]!)!);
   let previous: number | undefined;
   for (const name of RUNGS) {
     const cost = median(perRung.get(name)!);
     const digits = instructions ? 0 : 1;
     const added = previous === undefined ? '' : (cost - previous).toFixed(digits);
     lines.push(
-      `| ${FLOOR_STEP_TITLES[name]} | ${cost.toFixed(digits)} | ${added} | ${Math.round((cost / bare) * 100)}% |`,
+      `| ${FLOOR_STEP_TITLES[name]} | ${cost.toFixed(digits)} | ${added} | ${Math.round((cost / first) * 100)}% |`,
     );
     previous = cost;
   }

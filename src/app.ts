@@ -16,7 +16,7 @@ import { openApiRoute, registerOpenApi } from './docs/openapi.js';
 import { installErrorHandlers, sendWireError, toWireError } from './error-handler.js';
 import { healthRoutes } from './health.js';
 import { FORM_BODY_LIMIT, JSON_BODY_LIMIT, MAX_PATH_SEGMENT_LENGTH } from './limits.js';
-import { lazyChildLogger, loggerOptions, RequestLogController } from './logging.js';
+import { loggerOptions, makeChildrenLazy, RequestLogController } from './logging.js';
 import { authorizeRoutes } from './oauth/authorize/endpoint.js';
 import { discoveryRoutes } from './oauth/discovery.js';
 import { introspectRoutes } from './oauth/introspect.js';
@@ -108,7 +108,6 @@ function buildFastify(ctx: AppContext, options: AppOptions): FastifyInstance {
   const app = Fastify({
     logger: options.logStream ? { ...logger, stream: options.logStream } : logger,
     logController: new RequestLogController(ctx.config.logRequests, observeAnswer),
-    childLoggerFactory: lazyChildLogger,
     // Fastify accepts a hop count too; its type omits it.
     trustProxy: ctx.config.trustProxy as boolean | string,
     bodyLimit: JSON_BODY_LIMIT,
@@ -131,6 +130,8 @@ function buildFastify(ctx: AppContext, options: AppOptions): FastifyInstance {
     // would otherwise turn a rolling restart into failed requests (src/ops/shutdown.ts).
     return503OnClosing: false,
   });
+  // Every request's logger is made only if it logs (logging.ts).
+  makeChildrenLazy(app.log);
   // An Expect other than 100-continue: 417 in JSON instead of Node's empty answer.
   app.server.on('checkExpectation', expectationAnswerer(hsts));
   return app;

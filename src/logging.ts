@@ -162,6 +162,11 @@ export class RequestLogController extends LogController {
 }
 
 type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+type MakeChild = (
+  this: FastifyBaseLogger,
+  bindings: Record<string, unknown>,
+  options?: object,
+) => FastifyBaseLogger;
 
 /**
  * A request's logger, made only when the request logs something. Fastify gives every request a
@@ -173,12 +178,13 @@ class LazyChildLogger {
 
   constructor(
     private readonly parent: FastifyBaseLogger,
+    private readonly make: MakeChild,
     private readonly bindings: Record<string, unknown>,
-    private readonly options: object,
+    private readonly options: object | undefined,
   ) {}
 
   private get real(): FastifyBaseLogger {
-    this.made ??= this.parent.child(this.bindings, this.options);
+    this.made ??= this.make.call(this.parent, this.bindings, this.options);
     return this.made;
   }
 
@@ -204,11 +210,21 @@ for (const method of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silen
   });
 }
 
-/** Fastify's childLoggerFactory: the request logger above. */
-export function lazyChildLogger(
-  logger: FastifyBaseLogger,
-  bindings: Record<string, unknown>,
-  options: object,
-): FastifyBaseLogger {
-  return new LazyChildLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
+/**
+ * Makes `child()` of `logger` — and of every logger made from it, which pino makes with
+ * `Object.create` — answer a LazyChildLogger. Fastify's own child-logger factory then calls it
+ * for every request: a factory of our own (Fastify's `childLoggerFactory` option) is checked by
+ * Fastify's `validateLogger` on every request (an array of method names, a filter, seven
+ * lookups), about 3 000 instructions a request (docs/performance.md, "The framework floor").
+ * Guarded by test/unit/logging.test.ts.
+ */
+export function makeChildrenLazy(logger: FastifyBaseLogger): void {
+  const make = logger.child as MakeChild;
+  Object.defineProperty(logger, 'child', {
+    configurable: true,
+    writable: true,
+    value(this: FastifyBaseLogger, bindings: Record<string, unknown>, options?: object): FastifyBaseLogger {
+      return new LazyChildLogger(this, make, bindings, options) as unknown as FastifyBaseLogger;
+    },
+  });
 }

@@ -5,7 +5,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { installCommonHeaders, setCommonHeaders } from '../../src/common-headers.js';
-import { lazyChildLogger, loggerOptions, RequestLogController } from '../../src/logging.js';
+import { loggerOptions, makeChildrenLazy, RequestLogController } from '../../src/logging.js';
 import { openidConfiguration } from '../../src/oauth/discovery.js';
 import { observeAnswer } from '../../src/ops/metrics-routes.js';
 import { requestId } from '../../src/request-id.js';
@@ -23,13 +23,13 @@ const app: FastifyInstance = Fastify({
     ? {
         logger: loggerOptions('info'),
         logController: new RequestLogController('errors', has.has('metrics') ? observeAnswer : undefined),
-        childLoggerFactory: lazyChildLogger,
       }
     : { logger: false }),
   ...(has.has('headers') ? { genReqId: requestId } : {}),
   // app.ts turns Node's own Host check off: request-line.ts answers it in JSON.
   ...(has.has('hooks') ? { http: { requireHostHeader: false } } : {}),
 });
+if (has.has('logger')) makeChildrenLazy(app.log);
 if (has.has('hooks')) {
   installCommonHeaders(app, issuer);
   installRequestLineChecks(app);

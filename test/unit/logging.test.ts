@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { redactSecrets } from '../../src/logging.js';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { pino } from 'pino';
+import { makeChildrenLazy, redactSecrets } from '../../src/logging.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 describe('log redaction', () => {
@@ -86,5 +88,59 @@ describe('request log lines (LOG_REQUESTS)', () => {
     const [line] = completed(errors.lines);
     assert.equal(line?.statusCode, 404);
     assert.equal(line?.url, '/no/such/route');
+  });
+});
+
+describe('lazy child loggers (makeChildrenLazy)', () => {
+  /** A pino logger writing parsed lines into `lines`, with lazy children, and a count of pino's own child calls. */
+  function lazyLogger() {
+    const lines: Record<string, unknown>[] = [];
+    const root = pino(
+      { level: 'info' },
+      { write: (line: string) => void lines.push(JSON.parse(line)) },
+    ) as unknown as FastifyBaseLogger;
+    let made = 0;
+    const pinoChild = root.child;
+    root.child = function (this: FastifyBaseLogger, ...args: Parameters<typeof pinoChild>) {
+      made += 1;
+      return pinoChild.apply(this, args);
+    } as typeof pinoChild;
+    makeChildrenLazy(root);
+    return { root, lines, made: () => made };
+  }
+
+  it('makes no pino child for a logger that never logs', () => {
+    const { root, made } = lazyLogger();
+    for (let i = 0; i < 100; i++) root.child({ reqId: `r${i}` }, {});
+    assert.equal(made(), 0);
+  });
+
+  it("writes a child's lines with its bindings, and a child of a child with both", () => {
+    const { root, lines, made } = lazyLogger();
+    const request = root.child({ reqId: 'r1' }, {});
+    request.info('one');
+    request.child({ step: 'two' }).warn('two');
+    assert.equal(made(), 2, 'one pino child per logger that wrote a line');
+    assert.deepEqual(
+      lines.map(({ msg, reqId, step }) => ({ msg, reqId, step })),
+      [
+        { msg: 'one', reqId: 'r1', step: undefined },
+        { msg: 'two', reqId: 'r1', step: 'two' },
+      ],
+    );
+  });
+
+  it("gives every request of the app its lazy logger through Fastify's own child factory", async () => {
+    const { t, lines } = await appLogging('errors');
+    try {
+      await t.app.inject({ method: 'GET', url: '/.well-known/openid-configuration' });
+      // Fastify's own factory: Fastify checks the logger of any other factory on every request.
+      assert.equal(t.app.childLoggerFactory, Fastify().childLoggerFactory);
+      const response = await t.app.inject({ method: 'GET', url: '/no/such/route' });
+      const [line] = completed(lines);
+      assert.equal(line?.reqId, response.headers['x-request-id']);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
-import { makeChildrenLazy, redactSecrets } from '../../src/logging.js';
+import { makeChildrenLazy, RequestLogController, redactSecrets } from '../../src/logging.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 describe('log redaction', () => {
@@ -128,6 +128,38 @@ describe('lazy child loggers (makeChildrenLazy)', () => {
         { msg: 'two', reqId: 'r1', step: 'two' },
       ],
     );
+  });
+
+  it('is the logger Fastify hands each request, in every plugin scope, once set on app.log', async () => {
+    const app = Fastify({
+      logger: { level: 'info', stream: new Writable({ write: (_c, _e, done) => done() }) },
+      // As app.ts: no line for a successful answer, so only the handler's line makes a logger.
+      logController: new RequestLogController('errors'),
+    });
+    // Counts pino's own child(): the spy goes in first, so makeChildrenLazy makes children with it.
+    let made = 0;
+    const pinoChild = Object.getPrototypeOf(app.log).child;
+    Object.getPrototypeOf(app.log).child = function (this: FastifyBaseLogger, ...args: unknown[]) {
+      made += 1;
+      return pinoChild.apply(this, args);
+    };
+    makeChildrenLazy(app.log);
+    try {
+      await app.register(async (scope) => {
+        scope.get('/quiet', async () => ({ ok: true }));
+        scope.get('/loud', async (request) => {
+          request.log.info('one line');
+          return { ok: true };
+        });
+      });
+      await app.inject({ url: '/quiet' });
+      assert.equal(made, 0, 'no pino child for a request that logs nothing');
+      await app.inject({ url: '/loud' });
+      assert.equal(made, 1, 'one pino child for the request that logged');
+    } finally {
+      Object.getPrototypeOf(app.log).child = pinoChild;
+      await app.close();
+    }
   });
 
   it("gives every request of the app its lazy logger through Fastify's own child factory", async () => {

@@ -93,20 +93,28 @@ describe('request log lines (LOG_REQUESTS)', () => {
 
 describe('lazy child loggers (makeChildrenLazy)', () => {
   /** A pino logger writing parsed lines into `lines`, with lazy children, and a count of pino's own child calls. */
+  /** Counts pino's own child() of `logger` (and of the loggers made from it) from here on. */
+  function countPinoChildren(logger: FastifyBaseLogger): () => number {
+    let made = 0;
+    const pinoChild = logger.child;
+    logger.child = function (this: FastifyBaseLogger, ...args: Parameters<typeof pinoChild>) {
+      made += 1;
+      return pinoChild.apply(this, args);
+    } as typeof pinoChild;
+    return () => made;
+  }
+
+  /** A pino logger writing parsed lines into `lines`, with lazy children. */
   function lazyLogger() {
     const lines: Record<string, unknown>[] = [];
     const root = pino(
       { level: 'info' },
       { write: (line: string) => void lines.push(JSON.parse(line)) },
     ) as unknown as FastifyBaseLogger;
-    let made = 0;
-    const pinoChild = root.child;
-    root.child = function (this: FastifyBaseLogger, ...args: Parameters<typeof pinoChild>) {
-      made += 1;
-      return pinoChild.apply(this, args);
-    } as typeof pinoChild;
+    // Counted first, so makeChildrenLazy makes children with the counted child().
+    const made = countPinoChildren(root);
     makeChildrenLazy(root);
-    return { root, lines, made: () => made };
+    return { root, lines, made };
   }
 
   it('makes no pino child for a logger that never logs', () => {
@@ -136,13 +144,7 @@ describe('lazy child loggers (makeChildrenLazy)', () => {
       // As app.ts: no line for a successful answer, so only the handler's line makes a logger.
       logController: new RequestLogController('errors'),
     });
-    // Counts pino's own child(): the spy goes in first, so makeChildrenLazy makes children with it.
-    let made = 0;
-    const pinoChild = Object.getPrototypeOf(app.log).child;
-    Object.getPrototypeOf(app.log).child = function (this: FastifyBaseLogger, ...args: unknown[]) {
-      made += 1;
-      return pinoChild.apply(this, args);
-    };
+    const made = countPinoChildren(app.log);
     makeChildrenLazy(app.log);
     try {
       await app.register(async (scope) => {
@@ -153,11 +155,10 @@ describe('lazy child loggers (makeChildrenLazy)', () => {
         });
       });
       await app.inject({ url: '/quiet' });
-      assert.equal(made, 0, 'no pino child for a request that logs nothing');
+      assert.equal(made(), 0, 'no pino child for a request that logs nothing');
       await app.inject({ url: '/loud' });
-      assert.equal(made, 1, 'one pino child for the request that logged');
+      assert.equal(made(), 1, 'one pino child for the request that logged');
     } finally {
-      Object.getPrototypeOf(app.log).child = pinoChild;
       await app.close();
     }
   });

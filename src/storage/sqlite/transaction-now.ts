@@ -36,9 +36,10 @@ export function transactionNow<DB, T>(
 ): Promise<T> | undefined {
   const dialect = queuedDialectOf(db);
   const driver = dialect?.queuedDriver();
+  if (!dialect || !driver) return undefined;
   let lease: Lease | undefined;
   try {
-    lease = driver?.beginNow();
+    lease = driver.beginNow();
   } catch (error) {
     // A BEGIN that failed (the write lock not had within busy_timeout): a rejection, as Kysely's
     // path gives, never a throw.
@@ -46,13 +47,13 @@ export function transactionNow<DB, T>(
   }
   if (!lease) return undefined;
   const trx = new Transaction<DB>({
-    config: { dialect: dialect! },
-    dialect: dialect!,
-    driver: driver!,
+    config: { dialect },
+    dialect,
+    driver,
     executor: db.getExecutor().withConnectionProvider(new LeaseProvider(lease)),
   });
   allowImmediateOnLease(trx, lease);
-  return finish(driver!, lease, trx, work);
+  return finish(driver, lease, trx, work);
 }
 
 async function finish<DB, T>(

@@ -11,9 +11,10 @@ export const FLOOR_STEP_TITLES: Record<FloorStep | 'schoolauth' | 'schoolauth-ap
   bare: "bare Fastify: { hello: 'world' } through a response schema, no logger (the bench's baseline)",
   document: '+ the discovery document (2 kB of pre-built bytes) instead of the small JSON',
   headers: '+ the headers schoolauth sends with it: cache-control, CORS, nosniff, x-request-id',
-  logger: "+ schoolauth's logger: pino, a lazy child logger per request, the request log controller",
-  metrics: '+ the request metrics (counted when the answer has gone, by route and status)',
-  hooks: "+ schoolauth's two root onRequest hooks (common headers, request-line checks)",
+  logger:
+    "+ schoolauth's logger: pino, and the first root hook giving each request a lazy child logger and the watch on its answer's end (EndingResponse), the common headers moved into that hook",
+  metrics: '+ the request metrics (counted when the answer has ended, by route and status)',
+  hooks: "+ schoolauth's second root onRequest hook (the request-line checks)",
   schoolauth: 'schoolauth itself (dist/src/main.js), GET /.well-known/openid-configuration',
   'schoolauth-api':
     "schoolauth's protected GET /api/v1/account with a bearer token (the bench's api scenario)",

@@ -6,17 +6,18 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
+import { EndingResponse } from './answer-end.js';
 import { apiRoutes } from './api/index.js';
 import { clientErrorAnswerer, expectationAnswerer } from './client-error.js';
 import { forwardClock } from './clock.js';
-import { installCommonHeaders, setCommonHeaders, usesHsts } from './common-headers.js';
+import { usesHsts } from './common-headers.js';
 import type { AppContext } from './context.js';
 import { authMdRoute } from './docs/auth-md.js';
 import { openApiRoute, registerOpenApi } from './docs/openapi.js';
 import { installErrorHandlers, sendWireError, toWireError } from './error-handler.js';
 import { healthRoutes } from './health.js';
 import { FORM_BODY_LIMIT, JSON_BODY_LIMIT, MAX_PATH_SEGMENT_LENGTH } from './limits.js';
-import { loggerOptions, makeChildrenLazy, RequestLogController } from './logging.js';
+import { createLogger, requestLines } from './logging.js';
 import { authorizeRoutes } from './oauth/authorize/endpoint.js';
 import { discoveryRoutes } from './oauth/discovery.js';
 import { introspectRoutes } from './oauth/introspect.js';
@@ -32,6 +33,7 @@ import { homeRoutes } from './pages/home.routes.js';
 import { signInRoutes } from './pages/sign-in.routes.js';
 import { installPageErrorHandler } from './pages/unavailable.js';
 import { createEndpointLimits, type EndpointLimits } from './rate-limit/endpoint-limits.js';
+import { type Arrival, arrive, installArrival } from './request-arrival.js';
 import { requestId } from './request-id.js';
 import { installRequestLineChecks } from './request-line.js';
 import { urlFormats } from './school/url-fields.js';
@@ -52,7 +54,12 @@ declare module 'fastify' {
 }
 
 export async function createApp(given: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
-  const app = buildFastify(given, options);
+  const arrival: Arrival = {
+    log: createLogger(given.config.logLevel, options.logStream),
+    ended: requestLines(given.config.logRequests, observeAnswer),
+    hsts: usesHsts(given.config.issuer),
+  };
+  const app = buildFastify(given, arrival);
   // Every route judges lifetimes and single use by a clock that never runs backwards (clock.ts).
   const ctx: AppContext = {
     ...given,
@@ -70,7 +77,8 @@ export async function createApp(given: AppContext, options: AppOptions = {}): Pr
   installValidation(app, ctx.config.issuer.startsWith('http:'));
   installErrorHandlers(app, databaseLabel(ctx.config.databaseUrl));
   installErrorMetrics(app);
-  installCommonHeaders(app, ctx.config.issuer);
+  // First of the root hooks: the checks after it answer with the request's logger and headers.
+  installArrival(app, arrival);
   installRequestLineChecks(app);
 
   await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
@@ -102,25 +110,29 @@ export async function createApp(given: AppContext, options: AppOptions = {}): Pr
   return app;
 }
 
-function buildFastify(ctx: AppContext, options: AppOptions): FastifyInstance {
-  const logger = loggerOptions(ctx.config.logLevel);
-  const hsts = usesHsts(ctx.config.issuer);
+function buildFastify(ctx: AppContext, arrival: Arrival): FastifyInstance {
+  const hsts = arrival.hsts;
   const app = Fastify({
-    logger: options.logStream ? { ...logger, stream: options.logStream } : logger,
-    logController: new RequestLogController(ctx.config.logRequests, observeAnswer),
+    // No logger of Fastify's own: with one, Fastify adds and removes two listeners on every
+    // response to see it end. `app.log` is set below, and request-arrival.ts gives each request
+    // its logger and watches its answer end through EndingResponse (answer-end.ts).
+    logger: false,
     // Fastify accepts a hop count too; its type omits it.
     trustProxy: ctx.config.trustProxy as boolean | string,
     bodyLimit: JSON_BODY_LIMIT,
     // A request Node cannot even parse (oversized headers, bad framing) still gets a JSON error.
     clientErrorHandler: clientErrorAnswerer(hsts),
     // Errors the router meets before any route (bad percent-encoding, an overlong path segment).
-    // Their answers skip the onSend hooks, so the common headers are set here.
+    // No hook runs for them: their logger, the watch on their end and the common headers are set here.
     frameworkErrors: (error, request, reply) => {
-      setCommonHeaders(reply, request.id, hsts);
+      arrive(arrival, request, reply);
       return sendWireError(reply, toWireError(error, request));
     },
-    // RFC 9112 §3.2: a missing Host is answered 400 by request-line.ts, in JSON, not by Node.
-    http: { requireHostHeader: false },
+    http: {
+      // RFC 9112 §3.2: a missing Host is answered 400 by request-line.ts, in JSON, not by Node.
+      requireHostHeader: false,
+      ServerResponse: EndingResponse,
+    },
     genReqId: requestId,
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT_LENGTH },
     // The response serializer's own Ajv (for anyOf branches) must know the URL formats too.
@@ -130,8 +142,7 @@ function buildFastify(ctx: AppContext, options: AppOptions): FastifyInstance {
     // would otherwise turn a rolling restart into failed requests (src/ops/shutdown.ts).
     return503OnClosing: false,
   });
-  // Every request's logger is made only if it logs (logging.ts).
-  makeChildrenLazy(app.log);
+  app.log = arrival.log;
   // An Expect other than 100-continue: 417 in JSON instead of Node's empty answer.
   app.server.on('checkExpectation', expectationAnswerer(hsts));
   return app;

@@ -4,8 +4,7 @@
  * masked (a code or token must never reach a log line, SPEC §9).
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import { LogController } from 'fastify';
-import { type LoggerOptions, stdSerializers } from 'pino';
+import { type DestinationStream, type Logger, type LoggerOptions, pino, stdSerializers } from 'pino';
 import type { LogLevel, LogRequests } from './config.js';
 
 const SECRET_PARAMS = new Set([
@@ -113,64 +112,59 @@ export function loggerOptions(level: LogLevel): LoggerOptions {
 /** A request at least this slow is logged under LOG_REQUESTS=errors too (milliseconds). */
 export const SLOW_REQUEST_MS = 1000;
 
+/** Writes a request's line, and counts it, when its answer has ended (answer-end.ts). */
+export type RequestEnded = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  elapsedMs: number,
+  error: Error | undefined,
+) => void;
+
 /**
- * One log line per request, written when it completes: `request completed` (or `request
+ * One log line per request, written when its answer ends: `request completed` (or `request
  * errored` with `err`) with flat fields — method, masked url, statusCode, responseTime (ms),
  * remoteAddress, userAgent — and the request id bound to the request's logger. Fastify's default
  * adds an "incoming request" line and nests serialised `req`/`res` objects; the second line and
  * the serialisers were most of the logging cost of a metadata GET (docs/performance.md).
  *
  * LOG_REQUESTS=errors (the default) writes the line only for answers ≥ 400 and requests slower
- * than SLOW_REQUEST_MS; every answer is counted in /metrics by route, status and latency. A line
- * per successful request cost more CPU than serving a metadata document (docs/decisions.md).
+ * than SLOW_REQUEST_MS; every answer is counted by `observe` (the request metrics, in /metrics by
+ * route, status and latency). A line per successful request cost more CPU than serving a
+ * metadata document (docs/decisions.md).
  */
-export class RequestLogController extends LogController {
-  /**
-   * `observe` sees every answered request (the request metrics): called from here rather than an
-   * onResponse hook, which cost a hook run per request for the same moment.
-   */
-  constructor(
-    private readonly policy: LogRequests,
-    private readonly observe: (request: FastifyRequest, reply: FastifyReply) => void = () => undefined,
-  ) {
-    super();
-  }
-
-  override incomingRequest(): void {}
-
-  override requestCompleted(
-    error: Error | null | undefined,
-    request: FastifyRequest,
-    reply: FastifyReply,
-  ): void {
-    this.observe(request, reply);
-    if (this.isLogDisabled(request)) return;
-    if (this.policy === 'errors' && !error && reply.statusCode < 400 && reply.elapsedTime < SLOW_REQUEST_MS) {
-      return;
-    }
+export function requestLines(
+  policy: LogRequests,
+  observe: (request: FastifyRequest, reply: FastifyReply, elapsedMs: number) => void = () => undefined,
+): RequestEnded {
+  return (request, reply, elapsedMs, error) => {
+    observe(request, reply, elapsedMs);
+    if (policy === 'errors' && !error && reply.statusCode < 400 && elapsedMs < SLOW_REQUEST_MS) return;
     const fields = {
       method: request.method,
       url: maskUrl(request.url),
       statusCode: reply.statusCode,
-      responseTime: reply.elapsedTime,
+      responseTime: elapsedMs,
       remoteAddress: request.ip,
       userAgent: request.headers['user-agent'],
     };
     if (error) reply.log.error({ ...fields, err: error }, 'request errored');
     else reply.log.info(fields, 'request completed');
-  }
+  };
+}
+
+/**
+ * The server's logger: JSON lines to `stream` (stdout when none). Fastify is given none of its
+ * own (app.ts, answer-end.ts): `app.log` is this one, and every request gets a lazy child of it.
+ */
+export function createLogger(level: LogLevel, stream?: NodeJS.WritableStream | DestinationStream): Logger {
+  return stream ? pino(loggerOptions(level), stream as DestinationStream) : pino(loggerOptions(level));
 }
 
 type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-type MakeChild = (
-  this: FastifyBaseLogger,
-  bindings: Record<string, unknown>,
-  options?: object,
-) => FastifyBaseLogger;
 
 /**
- * A request's logger, made only when the request logs something. Fastify gives every request a
- * pino child bound to its request id; creating it was 4% of a metadata GET, and with
+ * A request's logger, made only when the request logs something. Every request needs a logger
+ * bound to its request id; making a pino child for each was 4% of a metadata GET, and with
  * LOG_REQUESTS=errors most requests never log (docs/performance.md).
  */
 class LazyChildLogger {
@@ -178,13 +172,11 @@ class LazyChildLogger {
 
   constructor(
     private readonly parent: FastifyBaseLogger,
-    private readonly make: MakeChild,
     private readonly bindings: Record<string, unknown>,
-    private readonly options: object | undefined,
   ) {}
 
   private get real(): FastifyBaseLogger {
-    this.made ??= this.make.call(this.parent, this.bindings, this.options);
+    this.made ??= this.parent.child(this.bindings);
     return this.made;
   }
 
@@ -211,20 +203,10 @@ for (const method of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silen
 }
 
 /**
- * Makes `child()` of `logger` — and of every logger made from it, which pino makes with
- * `Object.create` — answer a LazyChildLogger. Fastify's own child-logger factory then calls it
- * for every request: a factory of our own (Fastify's `childLoggerFactory` option) is checked by
- * Fastify's `validateLogger` on every request (an array of method names, a filter, seven
- * lookups), about 3 000 instructions a request (docs/performance.md, "The framework floor").
- * Guarded by test/unit/logging.test.ts.
+ * The logger of the request with this id: a child of `root` bound to `reqId`, made only when the
+ * request logs something (LazyChildLogger). Set on the request and its reply by the first root
+ * hook (request-arrival.ts).
  */
-export function makeChildrenLazy(logger: FastifyBaseLogger): void {
-  const make = logger.child as MakeChild;
-  Object.defineProperty(logger, 'child', {
-    configurable: true,
-    writable: true,
-    value(this: FastifyBaseLogger, bindings: Record<string, unknown>, options?: object): FastifyBaseLogger {
-      return new LazyChildLogger(this, make, bindings, options) as unknown as FastifyBaseLogger;
-    },
-  });
+export function requestLogger(root: FastifyBaseLogger, requestId: string): FastifyBaseLogger {
+  return new LazyChildLogger(root, { reqId: requestId }) as unknown as FastifyBaseLogger;
 }

@@ -4,10 +4,12 @@
  * FLOOR_STEP. Logs go to stdout, which the bench sends to /dev/null as it does schoolauth's.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import { installCommonHeaders, setCommonHeaders } from '../../src/common-headers.js';
-import { loggerOptions, makeChildrenLazy, RequestLogController } from '../../src/logging.js';
+import { EndingResponse } from '../../src/answer-end.js';
+import { setCommonHeaders } from '../../src/common-headers.js';
+import { createLogger, requestLines } from '../../src/logging.js';
 import { openidConfiguration } from '../../src/oauth/discovery.js';
 import { observeAnswer } from '../../src/ops/metrics-routes.js';
+import { type Arrival, installArrival } from '../../src/request-arrival.js';
 import { requestId } from '../../src/request-id.js';
 import { installRequestLineChecks } from '../../src/request-line.js';
 import { isFloorStep, stepsUpTo } from '../floor-steps.js';
@@ -18,22 +20,28 @@ const has = stepsUpTo(step);
 const port = Number(process.env.PORT ?? 3300);
 const issuer = `http://127.0.0.1:${port}`;
 
+// As app.ts from the logger rung up: no logger of Fastify's own, request-arrival.ts instead.
+const arrival: Arrival | undefined = has.has('logger')
+  ? {
+      log: createLogger('info'),
+      ended: requestLines('errors', has.has('metrics') ? observeAnswer : undefined),
+      hsts: false,
+    }
+  : undefined;
 const app: FastifyInstance = Fastify({
-  ...(has.has('logger')
-    ? {
-        logger: loggerOptions('info'),
-        logController: new RequestLogController('errors', has.has('metrics') ? observeAnswer : undefined),
-      }
-    : { logger: false }),
+  logger: false,
   ...(has.has('headers') ? { genReqId: requestId } : {}),
-  // app.ts turns Node's own Host check off: request-line.ts answers it in JSON.
-  ...(has.has('hooks') ? { http: { requireHostHeader: false } } : {}),
+  http: {
+    // app.ts turns Node's own Host check off: request-line.ts answers it in JSON.
+    ...(has.has('hooks') ? { requireHostHeader: false } : {}),
+    ...(arrival ? { ServerResponse: EndingResponse } : {}),
+  },
 });
-if (has.has('logger')) makeChildrenLazy(app.log);
-if (has.has('hooks')) {
-  installCommonHeaders(app, issuer);
-  installRequestLineChecks(app);
+if (arrival) {
+  app.log = arrival.log;
+  installArrival(app, arrival);
 }
+if (has.has('hooks')) installRequestLineChecks(app);
 
 // discovery.ts's headers and pre-built body, as its route sends them.
 const DOCUMENT = Buffer.from(JSON.stringify(openidConfiguration(issuer, true)));
@@ -50,8 +58,8 @@ if (!has.has('document')) {
   const schema = { response: { 200: { type: 'object', additionalProperties: true } } };
   app.get('/', { schema }, (request, reply) => {
     if (!has.has('headers')) return reply.headers(TYPE_ONLY).send(DOCUMENT);
-    // Below the hooks rung the common headers are set here, as the hook would set them.
-    if (!has.has('hooks')) setCommonHeaders(reply, request.id, false);
+    // Below the logger rung the common headers are set here, as the arrival hook would set them.
+    if (!arrival) setCommonHeaders(reply, request.id, false);
     return reply.headers(METADATA).send(DOCUMENT);
   });
 }

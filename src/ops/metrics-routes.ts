@@ -21,11 +21,11 @@ export function installErrorMetrics(app: FastifyInstance): void {
   });
 }
 
-/** Counts an answered request (called by the request log controller for every request). */
-export function observeAnswer(request: FastifyRequest, reply: FastifyReply): void {
+/** Counts an answered request (called when every answer ends, logging.ts `requestLines`). */
+export function observeAnswer(request: FastifyRequest, reply: FastifyReply, elapsedMs: number): void {
   // The route pattern, never the raw URL: unmatched paths share one label.
   const route = request.routeOptions.url ?? 'unmatched';
-  observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+  observeRequest(request.method, route, reply.statusCode, elapsedMs / 1000);
 }
 
 export async function metricsRoute(app: FastifyInstance, ctx: AppContext): Promise<void> {

@@ -14,9 +14,9 @@
  * fails when one is missing; elsewhere a suite whose packages are absent skips with the reason.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { Writable } from 'node:stream';
 import { createTestApp, DIALECTS, type TestApp } from './app.js';
 import { authorizeViaPages, Browser, type Person } from './flow.js';
+import { captureLogLines } from './log-lines.js';
 
 /** false when every package is installed, else the reason the suite skips. */
 export function debianSkip(packages: readonly string[]): string | false {
@@ -39,13 +39,7 @@ export interface LoggedServer {
  * wire protocol, not storage, so they run on the first dialect only; the HTTP suites cover both.
  */
 export async function startLoggedServer(env: Record<string, string> = {}): Promise<LoggedServer> {
-  const lines: Array<{ url?: string; statusCode?: number }> = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line.startsWith('{')) lines.push(JSON.parse(line));
-      done();
-    },
-  });
+  const { sink, lines } = captureLogLines<{ url?: string; statusCode?: number }>();
   const t = await createTestApp(DIALECTS[0]!, {
     listen: true,
     env: { LOG_LEVEL: 'info', LOG_REQUESTS: 'errors', ...env },

@@ -5,11 +5,11 @@
  * is not a grace-window repeat either.
  */
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { hashSecret } from '../../src/crypto/tokens.js';
 import type { Account } from '../../src/storage/schema.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
+import { captureLogLines } from '../helpers/log-lines.js';
 import {
   createPerson,
   errorOf,
@@ -153,13 +153,7 @@ for (const dialect of DIALECTS) {
 
 describe('the clock steps back: what the operator sees', () => {
   it('one warning in the log, with how far the clock fell behind', async () => {
-    const lines: Array<{ msg?: string; seconds?: number }> = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
-        done();
-      },
-    });
+    const { sink, lines } = captureLogLines<{ msg?: string; seconds?: number }>();
     const t = await createTestApp('sqlite', { env: { LOG_LEVEL: 'warn' }, logStream: sink });
     try {
       const client = await register(t);

@@ -4,21 +4,15 @@
  * `/favicon.ico` is an icon, not a 404 and a log line.
  */
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
+import { captureLogLines } from '../helpers/log-lines.js';
 
 for (const dialect of DIALECTS) {
   describe(`home page and icon [${dialect}]`, () => {
     let t: TestApp;
-    const logLines: Record<string, unknown>[] = [];
+    const { sink, lines: logLines } = captureLogLines();
     before(async () => {
-      const sink = new Writable({
-        write(chunk, _encoding, done) {
-          for (const line of chunk.toString().split('\n')) if (line) logLines.push(JSON.parse(line));
-          done();
-        },
-      });
       t = await createTestApp(dialect, {
         listen: true,
         env: { LOG_LEVEL: 'info', LOG_REQUESTS: 'errors' },

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
-import { makeChildrenLazy, RequestLogController, redactSecrets } from '../../src/logging.js';
+import { redactSecrets, requestLogger } from '../../src/logging.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { captureLogLines } from '../helpers/log-lines.js';
 
 describe('log redaction', () => {
   it('censors secret fields at the top level and one level down, case-insensitively', () => {
@@ -36,13 +36,7 @@ describe('log redaction', () => {
 
 /** An app whose log lines are captured as parsed JSON objects. */
 async function appLogging(logRequests: string): Promise<{ t: TestApp; lines: Record<string, unknown>[] }> {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
-      done();
-    },
-  });
+  const { sink, lines } = captureLogLines();
   const t = await createTestApp('sqlite', {
     env: { LOG_LEVEL: 'info', LOG_REQUESTS: logRequests },
     logStream: sink,
@@ -91,8 +85,7 @@ describe('request log lines (LOG_REQUESTS)', () => {
   });
 });
 
-describe('lazy child loggers (makeChildrenLazy)', () => {
-  /** A pino logger writing parsed lines into `lines`, with lazy children, and a count of pino's own child calls. */
+describe('request loggers (requestLogger)', () => {
   /** Counts pino's own child() of `logger` (and of the loggers made from it) from here on. */
   function countPinoChildren(logger: FastifyBaseLogger): () => number {
     let made = 0;
@@ -104,28 +97,25 @@ describe('lazy child loggers (makeChildrenLazy)', () => {
     return () => made;
   }
 
-  /** A pino logger writing parsed lines into `lines`, with lazy children. */
-  function lazyLogger() {
+  /** A pino logger writing parsed lines into `lines`, and a count of its child() calls. */
+  function rootLogger() {
     const lines: Record<string, unknown>[] = [];
     const root = pino(
       { level: 'info' },
       { write: (line: string) => void lines.push(JSON.parse(line)) },
     ) as unknown as FastifyBaseLogger;
-    // Counted first, so makeChildrenLazy makes children with the counted child().
-    const made = countPinoChildren(root);
-    makeChildrenLazy(root);
-    return { root, lines, made };
+    return { root, lines, made: countPinoChildren(root) };
   }
 
-  it('makes no pino child for a logger that never logs', () => {
-    const { root, made } = lazyLogger();
-    for (let i = 0; i < 100; i++) root.child({ reqId: `r${i}` }, {});
+  it('makes no pino child for a request that never logs', () => {
+    const { root, made } = rootLogger();
+    for (let i = 0; i < 100; i++) requestLogger(root, `r${i}`);
     assert.equal(made(), 0);
   });
 
-  it("writes a child's lines with its bindings, and a child of a child with both", () => {
-    const { root, lines, made } = lazyLogger();
-    const request = root.child({ reqId: 'r1' }, {});
+  it("writes a request's lines with its reqId, and a child of it with both bindings", () => {
+    const { root, lines, made } = rootLogger();
+    const request = requestLogger(root, 'r1');
     request.info('one');
     request.child({ step: 'two' }).warn('two');
     assert.equal(made(), 2, 'one pino child per logger that wrote a line');
@@ -138,38 +128,14 @@ describe('lazy child loggers (makeChildrenLazy)', () => {
     );
   });
 
-  it('is the logger Fastify hands each request, in every plugin scope, once set on app.log', async () => {
-    const app = Fastify({
-      logger: { level: 'info', stream: new Writable({ write: (_c, _e, done) => done() }) },
-      // As app.ts: no line for a successful answer, so only the handler's line makes a logger.
-      logController: new RequestLogController('errors'),
-    });
-    const made = countPinoChildren(app.log);
-    makeChildrenLazy(app.log);
-    try {
-      await app.register(async (scope) => {
-        scope.get('/quiet', async () => ({ ok: true }));
-        scope.get('/loud', async (request) => {
-          request.log.info('one line');
-          return { ok: true };
-        });
-      });
-      await app.inject({ url: '/quiet' });
-      assert.equal(made(), 0, 'no pino child for a request that logs nothing');
-      await app.inject({ url: '/loud' });
-      assert.equal(made(), 1, 'one pino child for the request that logged');
-    } finally {
-      await app.close();
-    }
-  });
-
-  it("gives every request of the app its lazy logger through Fastify's own child factory", async () => {
+  it('gives every request of the app, in every plugin scope, its own logger bound to its id', async () => {
     const { t, lines } = await appLogging('errors');
     try {
+      const made = countPinoChildren(t.app.log);
       await t.app.inject({ method: 'GET', url: '/.well-known/openid-configuration' });
-      // Fastify's own factory: Fastify checks the logger of any other factory on every request.
-      assert.equal(t.app.childLoggerFactory, Fastify().childLoggerFactory);
+      assert.equal(made(), 0, 'no pino child for a request that logs nothing');
       const response = await t.app.inject({ method: 'GET', url: '/no/such/route' });
+      assert.equal(made(), 1, 'one pino child for the request that logged');
       const [line] = completed(lines);
       assert.equal(line?.reqId, response.headers['x-request-id']);
     } finally {

@@ -14,15 +14,16 @@
  *   npm run build && node --import tsx bench/floor.ts [--runs 6] [--duration 3] [--warmup 2] [--connections 16]
  *   npm run build && node --import tsx bench/floor.ts --instructions [--runs 2] [--requests 5000]
  *   … --rungs schoolauth,schoolauth-api   (some rungs only; default all)
+ *   … --instructions --keep DIR            (keep each rung's callgrind dump in DIR, for callgrind_annotate)
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort, pinSelf, type ServerProcess, startServer } from './child.js';
 import { Fixture } from './fixture.js';
-import { FLOOR_STEP_TITLES, FLOOR_STEPS, type FloorStep } from './floor-steps.js';
+import { FLOOR_STEP_TITLES, FLOOR_STEPS, type FloorStep, rungPath } from './floor-steps.js';
 import { runLoad } from './load.js';
 import { median } from './measure.js';
 import { DISCOVERY_PATH } from './oauth.js';
@@ -59,6 +60,7 @@ const { values } = parseArgs({
     instructions: { type: 'boolean' },
     requests: { type: 'string' },
     rungs: { type: 'string' },
+    keep: { type: 'string' },
   },
 });
 const RUNGS = rungsOf(values.rungs);
@@ -98,10 +100,10 @@ async function startRung(name: RungName, wrapper?: readonly string[]): Promise<S
     args: ['--import', 'tsx', SERVER],
     env: { FLOOR_STEP: name },
     port,
-    readyPath: '/',
+    readyPath: rungPath(name),
     ...slow,
   });
-  return { server, path: '/', host: process.env.HOST };
+  return { server, path: rungPath(name), host: process.env.HOST };
 }
 
 function load(rung: Started, options: { seconds: number; amount?: number }) {
@@ -163,6 +165,10 @@ async function byInstructions(): Promise<Map<RungName, number[]>> {
         assertAllAnswered(name, measured);
         callgrindControl('--dump', rung);
         const perRequest = summaryOf(`${out}.1`) / measured.ok;
+        if (values.keep !== undefined) {
+          mkdirSync(values.keep, { recursive: true });
+          copyFileSync(`${out}.1`, join(values.keep, `${name}-${run + 1}.callgrind`));
+        }
         console.error(`run ${run + 1}, ${name}: ${Math.round(perRequest)} instructions a request`);
         perRung.get(name)!.push(perRequest);
       } finally {
@@ -180,7 +186,6 @@ function callgrindControl(command: string, rung: Started): void {
   execFileSync('callgrind_control', [command, String(rung.server.pid)], { env, stdio: 'ignore' });
 }
 
-/** The instructions a callgrind dump counted (its `summary:` line). */
 /** `--rungs a,b` (default every rung), in the ladder's order. */
 function rungsOf(value: string | undefined): RungName[] {
   if (value === undefined) return [...ALL_RUNGS];
@@ -192,6 +197,7 @@ function rungsOf(value: string | undefined): RungName[] {
   return ALL_RUNGS.filter((name) => asked.includes(name));
 }
 
+/** The instructions a callgrind dump counted (its `summary:` line). */
 function summaryOf(path: string): number {
   const match = /^summary: (\d+)$/m.exec(readFileSync(path, 'utf8'));
   if (!match) throw new Error(`${path} has no summary line`);

@@ -1,6 +1,6 @@
 /**
  * One rung of the framework-floor ladder (bench/floor-steps.ts): Fastify 5 with schoolauth's own
- * pieces (its modules, not copies) added up to FLOOR_STEP, answering GET /. Environment: PORT,
+ * pieces (its modules, not copies) added up to FLOOR_STEP, answering GET rungPath(FLOOR_STEP). Environment: PORT,
  * FLOOR_STEP. Logs go to stdout, which the bench sends to /dev/null as it does schoolauth's.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -12,7 +12,7 @@ import { observeAnswer } from '../../src/ops/metrics-routes.js';
 import { type Arrival, installArrival } from '../../src/request-arrival.js';
 import { requestId } from '../../src/request-id.js';
 import { installRequestLineChecks } from '../../src/request-line.js';
-import { isFloorStep, stepsUpTo } from '../floor-steps.js';
+import { isFloorStep, rungPath, stepsUpTo } from '../floor-steps.js';
 
 const step = process.env.FLOOR_STEP;
 if (!isFloorStep(step)) throw new Error(`FLOOR_STEP must name a rung of bench/floor-steps.ts, not ${step}`);
@@ -50,13 +50,13 @@ const METADATA = { ...TYPE_ONLY, 'cache-control': 'public, max-age=300', 'access
 
 if (!has.has('document')) {
   app.get(
-    '/',
+    rungPath(step),
     { schema: { response: { 200: { type: 'object', properties: { hello: { type: 'string' } } } } } },
     async () => ({ hello: 'world' }),
   );
 } else {
   const schema = { response: { 200: { type: 'object', additionalProperties: true } } };
-  app.get('/', { schema }, (request, reply) => {
+  app.get(rungPath(step), { schema }, (request, reply) => {
     if (!has.has('headers')) return reply.headers(TYPE_ONLY).send(DOCUMENT);
     // Below the logger rung the common headers are set here, as the arrival hook would set them.
     if (!arrival) setCommonHeaders(reply, request.id, false);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, describe, it } from 'node:test';
 import { freePort, type ServerProcess, startServer } from '../../bench/child.js';
-import { FLOOR_STEPS, type FloorStep, stepsUpTo } from '../../bench/floor-steps.js';
+import { FLOOR_STEPS, type FloorStep, rungPath, stepsUpTo } from '../../bench/floor-steps.js';
 import { openidConfiguration } from '../../src/oauth/discovery.js';
 
 const SERVER = new URL('../../bench/servers/floor-server.ts', import.meta.url).pathname;
@@ -52,6 +52,12 @@ describe('bench framework-floor ladder', () => {
     assert.deepEqual([...stepsUpTo('hooks')], [...FLOOR_STEPS]);
   });
 
+  it("answers bare Fastify's / and, from the document rung up, the discovery document's own path", () => {
+    assert.equal(rungPath('bare'), '/');
+    for (const step of FLOOR_STEPS.slice(1))
+      assert.equal(rungPath(step), '/.well-known/openid-configuration');
+  });
+
   for (const step of FLOOR_STEPS) {
     it(`the ${step} rung answers with what its rung adds and nothing above it`, {
       timeout: 30_000,
@@ -61,11 +67,11 @@ describe('bench framework-floor ladder', () => {
         args: ['--import', 'tsx', SERVER],
         env: { FLOOR_STEP: step },
         port,
-        readyPath: '/',
+        readyPath: rungPath(step),
       });
       servers.push(server);
       const has = stepsUpTo(step as FloorStep);
-      const answer = await get(port, '/');
+      const answer = await get(port, rungPath(step));
       assert.equal(answer.status, 200);
       const expected = has.has('document')
         ? openidConfiguration(`http://127.0.0.1:${port}`, true)
@@ -74,7 +80,7 @@ describe('bench framework-floor ladder', () => {
       for (const name of ADDED_HEADERS) {
         assert.equal(name in answer.headers, has.has('headers'), `${name} on the ${step} rung`);
       }
-      const overlong = await get(port, `/?${'a'.repeat(9000)}`);
+      const overlong = await get(port, `${rungPath(step)}?${'a'.repeat(9000)}`);
       assert.equal(overlong.status === 414, has.has('hooks'), `414 for an overlong URL on the ${step} rung`);
     });
   }

@@ -17,7 +17,7 @@ export function usesHsts(issuer: string): boolean {
   return issuer.startsWith('https:');
 }
 
-/** Sets the common headers on an answer to the request with this id (request-arrival.ts, client-error.ts). */
+/** Sets the common headers on a Fastify answer to the request with this id (request-arrival.ts). */
 export function setCommonHeaders(reply: FastifyReply, requestId: string, hsts: boolean): void {
   reply.header('x-request-id', requestId);
   reply.header('x-content-type-options', 'nosniff');

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { pino } from 'pino';
-import { redactSecrets, requestLogger } from '../../src/logging.js';
+import { redactSecrets, requestLines, requestLogger, SLOW_REQUEST_MS } from '../../src/logging.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { captureLogLines } from '../helpers/log-lines.js';
 
@@ -82,6 +82,34 @@ describe('request log lines (LOG_REQUESTS)', () => {
     const [line] = completed(errors.lines);
     assert.equal(line?.statusCode, 404);
     assert.equal(line?.url, '/no/such/route');
+  });
+});
+
+describe('requestLines: which ended answers get a line', () => {
+  it('errors: a successful answer slower than SLOW_REQUEST_MS gets one, and an answer cut short by an error', () => {
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const counted: number[] = [];
+    const ended = requestLines('errors', (_request, _reply, elapsedMs) => void counted.push(elapsedMs));
+    const request = {
+      method: 'GET',
+      url: '/x?code=c',
+      ip: '127.0.0.1',
+      headers: {},
+    } as unknown as FastifyRequest;
+    const reply = { statusCode: 200, log } as unknown as FastifyReply;
+    ended(request, reply, SLOW_REQUEST_MS - 1, undefined);
+    assert.equal(lines.length, 0, 'a quick successful answer writes no line');
+    ended(request, reply, SLOW_REQUEST_MS, undefined);
+    ended(request, reply, 5, new Error('cut short'));
+    assert.deepEqual(
+      lines.map((l) => [l.msg, l.statusCode, l.url, l.responseTime]),
+      [
+        ['request completed', 200, '/x?code=[redacted]', SLOW_REQUEST_MS],
+        ['request errored', 200, '/x?code=[redacted]', 5],
+      ],
+    );
+    assert.deepEqual(counted, [SLOW_REQUEST_MS - 1, SLOW_REQUEST_MS, 5], 'every answer counted');
   });
 });
 

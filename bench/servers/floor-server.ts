@@ -1,7 +1,8 @@
 /**
  * One rung of the framework-floor ladder (bench/floor-steps.ts): Fastify 5 with schoolauth's own
- * pieces (its modules, not copies) added up to FLOOR_STEP, answering GET rungPath(FLOOR_STEP). Environment: PORT,
- * FLOOR_STEP. Logs go to stdout, which the bench sends to /dev/null as it does schoolauth's.
+ * pieces (its modules, not copies) added up to FLOOR_STEP, answering GET at rungPath(FLOOR_STEP).
+ * Environment: PORT, FLOOR_STEP. Logs go to stdout, which the bench sends to /dev/null as it does
+ * schoolauth's.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { EndingResponse } from '../../src/answer-end.js';

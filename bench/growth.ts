@@ -177,6 +177,7 @@ async function pruneUnderLoad(
     pruneSeconds: (end.at - fired.at) / 1000,
     pruned: end.pruned,
     ...(end.statements ? { statements: end.statements } : {}),
+    ...(end.warmth ? { warmth: end.warmth } : {}),
   };
 }
 

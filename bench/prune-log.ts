@@ -14,6 +14,15 @@ export interface PruneEnd {
    * just before the end: the bench runs the grown server at LOG_LEVEL=debug).
    */
   readonly statements?: Record<string, StatementTimes>;
+  /** The passes that kept the file warm (logged with the statement times; SQLite). */
+  readonly warmth?: Warmth;
+}
+
+/** What src/ops/prune-schedule.ts logs of `Storage.whileWarm`'s passes. */
+export interface Warmth {
+  readonly passes: number;
+  readonly bytes: number;
+  readonly ms: number;
 }
 
 /**
@@ -36,6 +45,7 @@ const TIMES = 'prune statement times';
  */
 export function pruneEnd(log: string, since: number): PruneEnd | undefined {
   let statements: Record<string, StatementTimes> | undefined;
+  let warmth: Warmth | undefined;
   for (const line of log.split('\n')) {
     if (!line.includes(DONE) && !line.includes(FAILED) && !line.includes(TIMES)) continue;
     let entry: {
@@ -43,6 +53,7 @@ export function pruneEnd(log: string, since: number): PruneEnd | undefined {
       time?: unknown;
       pruned?: unknown;
       statements?: unknown;
+      warmth?: unknown;
       err?: { message?: unknown };
     };
     try {
@@ -52,10 +63,13 @@ export function pruneEnd(log: string, since: number): PruneEnd | undefined {
     }
     if (typeof entry.time !== 'number' || entry.time < since) continue;
     if (entry.msg === FAILED) throw new Error(`the server's prune failed: ${String(entry.err?.message)}`);
-    if (entry.msg === TIMES) statements = entry.statements as Record<string, StatementTimes>;
+    if (entry.msg === TIMES) {
+      statements = entry.statements as Record<string, StatementTimes>;
+      warmth = entry.warmth as Warmth | undefined;
+    }
     if (entry.msg === DONE) {
       const pruned = (entry.pruned ?? {}) as Record<string, number>;
-      return statements ? { at: entry.time, pruned, statements } : { at: entry.time, pruned };
+      return { at: entry.time, pruned, ...(statements ? { statements } : {}), ...(warmth ? { warmth } : {}) };
     }
   }
   return undefined;

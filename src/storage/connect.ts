@@ -13,6 +13,7 @@ import type { Database } from './schema.js';
 import { allowImmediate, QueuedSqliteDialect } from './sqlite/driver.js';
 import { holdServerLock } from './sqlite/server-lock.js';
 import { type CheckpointOptions, checkpointInBackground } from './sqlite/wal-checkpoints.js';
+import { type WarmPass, whileWarm } from './sqlite/file-warmth.js';
 import { WorkerSqliteDialect } from './sqlite/worker-dialect.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -43,10 +44,19 @@ export interface Storage {
    * and without the worker (the CLI).
    */
   checkpointsCaughtUp(): Promise<void>;
+  /**
+   * Runs a bulk job (the server's prune) with the SQLite file's pages kept in the machine's page
+   * cache by reads on a worker thread at the lowest CPU priority, so the job's statements on the
+   * event loop do not wait for the disk (sqlite/file-warmth.ts); `onPass` is told each pass. The
+   * job alone on PostgreSQL, in memory and without the checkpoint worker (the CLI serves no
+   * requests).
+   */
+  whileWarm<T>(job: () => Promise<T>, onPass?: (pass: WarmPass) => void): Promise<T>;
   close(): Promise<void>;
 }
 
 const atOnce = (): Promise<void> => Promise.resolve();
+const jobAlone = <T>(job: () => Promise<T>): Promise<T> => job();
 
 export interface OpenOptions {
   /** PostgreSQL schema to use (created if missing); also read from `?schema=` in the URL. */
@@ -136,6 +146,7 @@ function sqliteStorage(database: SQLite.Database, path: string, options: OpenOpt
     offLoopDb,
     dialect: 'sqlite',
     checkpointsCaughtUp: checkpoints ? () => checkpoints.caughtUp() : atOnce,
+    whileWarm: checkpoints ? (job, onPass) => whileWarm(path, job, onPass ? { onPass } : {}) : jobAlone,
     close,
   };
 }
@@ -169,6 +180,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Storage>
     dialect: 'postgres',
     pool,
     checkpointsCaughtUp: atOnce,
+    whileWarm: jobAlone,
     ...(schema ? { schema } : {}),
     close: () => db.destroy(),
   };

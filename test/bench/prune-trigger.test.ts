@@ -93,6 +93,15 @@ describe('bench prune log', () => {
     assert.deepEqual(pruneEnd(withTimes, 2000), { at: 7000, pruned: { accessTokens: 9 }, statements: times });
   });
 
+  it('adds the warming passes logged with the statement times', () => {
+    const warmth = { passes: 3, bytes: 3 * 2 ** 20, ms: 41.5 };
+    const withWarmth = [
+      line({ time: 6900, level: 20, msg: 'prune statement times', statements: {}, warmth }),
+      line({ time: 7000, msg: 'pruned dead rows', pruned: { grants: 1 } }),
+    ].join('\n');
+    assert.deepEqual(pruneEnd(withWarmth, 2000), { at: 7000, pruned: { grants: 1 }, statements: {}, warmth });
+  });
+
   it('answers nothing while no prune has ended since then', () => {
     assert.equal(pruneEnd(log, 7001), undefined);
   });
@@ -128,10 +137,13 @@ describe('bench prune log', () => {
         accessTokens: { statements: 12, rows: 9, slowestMs: 45.8, slowestRows: 1, histogram: [9, 1, 1, 1] },
         grants: { statements: 1, rows: 1, slowestMs: 0.4, slowestRows: 1 },
       },
+      warmth: { passes: 7, bytes: 7 * 2 ** 30, ms: 9_250 },
     });
     assert.match(
       table,
       /accessTokens 12 statements, 9 rows, slowest 45\.8 ms \(1 rows\), by time ≤ 3 \/ ≤ 10 \/ ≤ 30 \/ > 30 ms: 9 \/ 1 \/ 1 \/ 1; grants 1 statements, 1 rows, slowest 0\.4 ms \(1 rows\)\./,
     );
+    assert.match(table, /\| p99 ms \| 5 \| 5 \(worst second; median second 5, 0 of 1 seconds over 10\) \|/);
+    assert.match(table, /read through 7 times on a worker thread to keep it warm \(7,168 MB in all, 9\.3 s of reads/);
   });
 });

@@ -5,6 +5,7 @@ import { withInstanceLock } from '../../src/ops/instance-lock.js';
 import { PRUNE_MARGIN, prune, restAsLongAsBusy } from '../../src/ops/prune.js';
 import { GRANT_WALK_INTERVAL, startPruneSchedule, walksAllGrants } from '../../src/ops/prune-schedule.js';
 import type { KindTimes } from '../../src/ops/statement-times.js';
+import type { WarmPass } from '../../src/storage/sqlite/file-warmth.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 import { DeleteCounter } from './delete-counter.js';
 import { addAccount, addClient, addCode, addGrant, addSession, addToken, count } from './fixtures.js';
@@ -360,7 +361,7 @@ describe('periodic prune in the server', () => {
       await t.close();
     }
   });
-  it('logs at debug level, per kind of row, its statements, rows, and the slowest statement; rests until checkpoints caught up', async () => {
+  it('logs at debug level, per kind of row, its statements, rows, and the slowest statement, and the warming passes; rests until checkpoints caught up; runs with the file kept warm', async () => {
     const t = await createTestApp('sqlite', { env: { PRUNE_INTERVAL: '1' } });
     const debug: Array<{ obj: object; msg: string }> = [];
     const log = {
@@ -369,13 +370,26 @@ describe('periodic prune in the server', () => {
       debug: (obj: object, msg: string) => debug.push({ obj, msg }),
     };
     let caughtUp = 0;
+    let caughtUpWarm = 0;
+    let warm = false;
     const ctx = {
       ...t.ctx,
       storage: {
         ...t.ctx.storage,
         checkpointsCaughtUp: () => {
           caughtUp++;
+          if (warm) caughtUpWarm++;
           return Promise.resolve();
+        },
+        // The real warming is file-warmth.test.ts's; here, that the prune runs inside it and logs its passes.
+        whileWarm: async <T>(job: () => Promise<T>, onPass?: (pass: WarmPass) => void) => {
+          onPass?.({ bytes: 4096, ms: 1, nice: 19 });
+          warm = true;
+          try {
+            return await job();
+          } finally {
+            warm = false;
+          }
         },
       },
     };
@@ -418,6 +432,8 @@ describe('periodic prune in the server', () => {
       assert.ok((statements[kind]?.statements ?? 0) >= 1, `${kind}: ${JSON.stringify(statements[kind])}`);
     }
     assert.ok(caughtUp >= 1, 'the rest between two statements waits for the checkpoints');
+    assert.equal(caughtUpWarm, caughtUp, 'every statement ran while the file was kept warm');
+    assert.deepEqual((debug[0]!.obj as { warmth: object }).warmth, { passes: 1, bytes: 4096, ms: 1 });
   });
 });
 

@@ -11,9 +11,9 @@ import { probePostgres } from './postgres-probe.js';
 import { createDatabaseFile } from './private-files.js';
 import type { Database } from './schema.js';
 import { allowImmediate, QueuedSqliteDialect } from './sqlite/driver.js';
+import { type WarmPass, whileWarm } from './sqlite/file-warmth.js';
 import { holdServerLock } from './sqlite/server-lock.js';
 import { type CheckpointOptions, checkpointInBackground } from './sqlite/wal-checkpoints.js';
-import { type WarmPass, whileWarm } from './sqlite/file-warmth.js';
 import { WorkerSqliteDialect } from './sqlite/worker-dialect.js';
 
 export type DialectName = 'sqlite' | 'postgres';

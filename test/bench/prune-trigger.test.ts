@@ -144,6 +144,9 @@ describe('bench prune log', () => {
       /accessTokens 12 statements, 9 rows, slowest 45\.8 ms \(1 rows\), by time ≤ 3 \/ ≤ 10 \/ ≤ 30 \/ > 30 ms: 9 \/ 1 \/ 1 \/ 1; grants 1 statements, 1 rows, slowest 0\.4 ms \(1 rows\)\./,
     );
     assert.match(table, /\| p99 ms \| 5 \| 5 \(worst second; median second 5, 0 of 1 seconds over 10\) \|/);
-    assert.match(table, /read through 7 times on a worker thread to keep it warm \(7,168 MB in all, 9\.3 s of reads/);
+    assert.match(
+      table,
+      /read through 7 times on a worker thread to keep it warm \(7,168 MB in all, 9\.3 s of reads/,
+    );
   });
 });

@@ -5,7 +5,7 @@ import type { LoopDelay } from './child.js';
 import type { FillResult } from './fill.js';
 import type { Measurement } from './load.js';
 import { median, type Row } from './measure.js';
-import type { StatementTimes, Warmth } from './prune-log.js';
+import type { Rests, StatementTimes, Warmth } from './prune-log.js';
 import type { ScenarioName } from './scenarios.js';
 
 /** Issue 22 item 5. */
@@ -27,6 +27,8 @@ export interface PruneRun {
   readonly statements?: Record<string, StatementTimes>;
   /** The passes that kept the database file warm, as the server logged them. */
   readonly warmth?: Warmth;
+  /** The prune's rests between statements, as the server logged them. */
+  readonly rests?: Rests;
 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
@@ -85,6 +87,7 @@ export function pruneTable(run: PruneRun): string {
         .join(', ')}) in ${fmt(run.pruneSeconds, 2)} s under load ` +
       '(from the bench firing the job to its log line).',
     ...statementLines(run.statements),
+    ...restLines(run.rests),
     ...warmthLines(run.warmth),
   ].join('\n');
 }
@@ -95,6 +98,16 @@ function secondsOver(run: PruneRun): string {
   const over = run.during.filter((m) => m.p99 > bound).length;
   const p99s = run.during.map((m) => m.p99);
   return `median second ${fmt(p99s.length ? median(p99s) : 0, 1)}, ${fmt(over)} of ${fmt(run.during.length)} seconds over ${fmt(bound, 1)}`;
+}
+
+/** The prune's rests (src/ops/prune-rest.ts): how many came under load, and how long in all. */
+function restLines(rests: Rests | undefined): string[] {
+  if (!rests) return [];
+  return [
+    '',
+    `It rested ${fmt(rests.underLoad + rests.idle)} times between statements, ${fmt(rests.underLoad)} of them ` +
+      `with requests being served (${fmt(rests.ms / 1000, 1)} s of rest asked for in all).`,
+  ];
 }
 
 /** The file's read-through passes on the thread pool (src/storage/sqlite/file-warmth.ts). */

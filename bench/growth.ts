@@ -178,6 +178,7 @@ async function pruneUnderLoad(
     pruned: end.pruned,
     ...(end.statements ? { statements: end.statements } : {}),
     ...(end.warmth ? { warmth: end.warmth } : {}),
+    ...(end.rests ? { rests: end.rests } : {}),
   };
 }
 

@@ -16,6 +16,15 @@ export interface PruneEnd {
   readonly statements?: Record<string, StatementTimes>;
   /** The passes that kept the file warm (logged with the statement times; SQLite). */
   readonly warmth?: Warmth;
+  /** Its rests between statements (src/ops/prune-rest.ts), logged with the statement times. */
+  readonly rests?: Rests;
+}
+
+/** What src/ops/prune-schedule.ts logs of its rests. */
+export interface Rests {
+  readonly underLoad: number;
+  readonly idle: number;
+  readonly ms: number;
 }
 
 /** What src/ops/prune-schedule.ts logs of `Storage.whileWarm`'s passes. */
@@ -46,6 +55,7 @@ const TIMES = 'prune statement times';
 export function pruneEnd(log: string, since: number): PruneEnd | undefined {
   let statements: Record<string, StatementTimes> | undefined;
   let warmth: Warmth | undefined;
+  let rests: Rests | undefined;
   for (const line of log.split('\n')) {
     if (!line.includes(DONE) && !line.includes(FAILED) && !line.includes(TIMES)) continue;
     let entry: {
@@ -54,6 +64,7 @@ export function pruneEnd(log: string, since: number): PruneEnd | undefined {
       pruned?: unknown;
       statements?: unknown;
       warmth?: unknown;
+      rests?: unknown;
       err?: { message?: unknown };
     };
     try {
@@ -66,10 +77,17 @@ export function pruneEnd(log: string, since: number): PruneEnd | undefined {
     if (entry.msg === TIMES) {
       statements = entry.statements as Record<string, StatementTimes>;
       warmth = entry.warmth as Warmth | undefined;
+      rests = entry.rests as Rests | undefined;
     }
     if (entry.msg === DONE) {
       const pruned = (entry.pruned ?? {}) as Record<string, number>;
-      return { at: entry.time, pruned, ...(statements ? { statements } : {}), ...(warmth ? { warmth } : {}) };
+      return {
+        at: entry.time,
+        pruned,
+        ...(statements ? { statements } : {}),
+        ...(warmth ? { warmth } : {}),
+        ...(rests ? { rests } : {}),
+      };
     }
   }
   return undefined;

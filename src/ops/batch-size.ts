@@ -43,8 +43,8 @@ export const STATEMENT_TARGET_MS = 3;
  * measures includes the event loop's own queue under load (several milliseconds at 16
  * connections). With the SQLite target every statement stayed at MIN_BATCH_ROWS and a prune of a
  * million expired rows under load had not ended after 26 minutes (docs/performance.md "Cost as the
- * database grows"). The rest after each statement (as long as it took) still bounds the prune to
- * half of one backend's time.
+ * database grows"). The rest after each statement (prune-rest.ts) still bounds the prune to a
+ * sixth of one backend's time under load, half when the server is idle.
  */
 export const POSTGRES_STATEMENT_TARGET_MS = 50;
 

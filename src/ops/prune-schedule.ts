@@ -1,9 +1,9 @@
 /**
  * The server's periodic prune: every PRUNE_INTERVAL seconds each instance tries, and the one
  * holding the database lock does the work (the others skip that round). Its statements are
- * bounded by time (TimeBoundBatches) and it rests between them as long as each took
- * (restAsLongAsBusy): requests keep at least half of the event loop (SQLite), of the write lock
- * and of a database backend. It runs on `Storage.offLoopDb`: the server's connection, or with
+ * bounded by time (TimeBoundBatches) and it rests between them (LoadAwareRest, prune-rest.ts):
+ * five times as long as each took while requests are served, so they keep five sixths of the
+ * event loop (SQLite), of the write lock and of a database backend; as long on an idle loop. It runs on `Storage.offLoopDb`: the server's connection, or with
  * PRUNE_THREAD=worker a connection of its own on a worker thread
  * (src/storage/sqlite/worker-dialect.ts), whose statements requests' reads never wait for. On
  * SQLite the rest also lasts until the checkpoint worker has caught up with a long WAL
@@ -16,7 +16,8 @@ import type { AppContext } from '../context.js';
 import { statementTargetMs, TimeBoundBatches } from './batch-size.js';
 import { withInstanceLock } from './instance-lock.js';
 import { type Log, type PeriodicJob, startPeriodic } from './periodic.js';
-import { PRUNE_BATCH, prune, restAsLongAsBusy } from './prune.js';
+import { PRUNE_BATCH, prune } from './prune.js';
+import { LoadAwareRest } from './prune-rest.js';
 import { StatementTimes } from './statement-times.js';
 
 /** The server's log; the prune's statement times go at debug level. */
@@ -50,13 +51,14 @@ export function startPruneSchedule(ctx: AppContext, log: PruneLog): PeriodicJob 
       const walkAllGrants = walksAllGrants(lastWalk, now);
       const times = new StatementTimes();
       const warmth = { passes: 0, bytes: 0, ms: 0 };
+      const rests = new LoadAwareRest();
       const outcome = await withInstanceLock(ctx.db, 'prune', () =>
         ctx.storage.whileWarm(
           () =>
             prune(ctx.storage.offLoopDb, ctx.config, now, {
               batches: () => new TimeBoundBatches({ max: PRUNE_BATCH, targetMs }),
               rest: async (busyMs) => {
-                await Promise.all([restAsLongAsBusy(busyMs), ctx.storage.checkpointsCaughtUp()]);
+                await Promise.all([rests.rest(busyMs), ctx.storage.checkpointsCaughtUp()]);
               },
               onStatement: (kind, rows, ms) => times.record(kind, rows, ms),
               walkAllGrants,
@@ -73,7 +75,8 @@ export function startPruneSchedule(ctx: AppContext, log: PruneLog): PeriodicJob 
         throw error;
       });
       if (outcome.ran && walkAllGrants) lastWalk = now;
-      if (outcome.ran) log.debug({ statements: times.summary, warmth }, 'prune statement times');
+      if (outcome.ran)
+        log.debug({ statements: times.summary, rests: rests.summary, warmth }, 'prune statement times');
       if (outcome.ran && Object.values(outcome.result).some((n) => n > 0)) {
         log.info({ pruned: outcome.result, walkedAllGrants: walkAllGrants }, 'pruned dead rows');
       }

@@ -11,8 +11,9 @@
  * bloated one transaction. `schoolauth prune` deletes `batchSize` rows a statement and rests one
  * turn of the event loop; the server's job bounds each statement by time instead
  * (TimeBoundBatches, batch-size.ts: about STATEMENT_TARGET_MS each, however costly a row is in
- * this database) and rests as long as each took (restAsLongAsBusy). Between statements requests
- * run; what they write is judged by the same conditions at the next statement.
+ * this database) and rests after each (prune-rest.ts: five times as long as it took while
+ * requests are served, as long on an idle loop). Between statements requests run; what they
+ * write is judged by the same conditions at the next statement.
  *
  * Grants: a prune checks only those that lost a code or token to it, and the walk over every
  * grant (`walkAllGrants`) is the safety net; prune-grants.ts says why that is complete.
@@ -57,7 +58,7 @@ export interface PruneOptions {
   readonly batches?: () => BatchSize;
   /**
    * Runs between two statements, told how long the last one took (ms); default: one turn of
-   * the event loop. The server's job passes `restAsLongAsBusy`.
+   * the event loop. The server's job passes a `LoadAwareRest` (prune-rest.ts).
    */
   readonly rest?: (busyMs: number) => Promise<void>;
   /** Milliseconds, to time each statement (default `performance.now`). */
@@ -78,16 +79,6 @@ export interface PruneOptions {
 
 /** Lets timers, I/O and queued requests run before the next batch. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/**
- * Pauses as long as the last statement took, so a prune never has more than half of the event
- * loop (and of the database's time): one turn alone was not enough when each statement of a
- * million-row prune took tens of milliseconds on SQLite — requests got one turn between two
- * statements, their rate fell to a twentieth and p99 rose 70-fold (docs/performance.md "Cost as
- * the database grows"). The prune takes about twice as long; it runs once per PRUNE_INTERVAL.
- */
-export const restAsLongAsBusy = (busyMs: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, Math.max(0, busyMs)));
 
 /** The tables whose rows die at their own `expires_at`, and each one's primary key. */
 const EXPIRING = {

@@ -93,13 +93,20 @@ describe('bench prune log', () => {
     assert.deepEqual(pruneEnd(withTimes, 2000), { at: 7000, pruned: { accessTokens: 9 }, statements: times });
   });
 
-  it('adds the warming passes logged with the statement times', () => {
+  it('adds the warming passes and the rests logged with the statement times', () => {
     const warmth = { passes: 3, bytes: 3 * 2 ** 20, ms: 41.5 };
+    const rests = { underLoad: 40, idle: 2, ms: 610 };
     const withWarmth = [
-      line({ time: 6900, level: 20, msg: 'prune statement times', statements: {}, warmth }),
+      line({ time: 6900, level: 20, msg: 'prune statement times', statements: {}, rests, warmth }),
       line({ time: 7000, msg: 'pruned dead rows', pruned: { grants: 1 } }),
     ].join('\n');
-    assert.deepEqual(pruneEnd(withWarmth, 2000), { at: 7000, pruned: { grants: 1 }, statements: {}, warmth });
+    assert.deepEqual(pruneEnd(withWarmth, 2000), {
+      at: 7000,
+      pruned: { grants: 1 },
+      statements: {},
+      warmth,
+      rests,
+    });
   });
 
   it('answers nothing while no prune has ended since then', () => {
@@ -138,7 +145,12 @@ describe('bench prune log', () => {
         grants: { statements: 1, rows: 1, slowestMs: 0.4, slowestRows: 1 },
       },
       warmth: { passes: 7, bytes: 7 * 2 ** 30, ms: 9_250 },
+      rests: { underLoad: 12, idle: 1, ms: 1_480 },
     });
+    assert.match(
+      table,
+      /It rested 13 times between statements, 12 of them with requests being served \(1\.5 s of rest/,
+    );
     assert.match(
       table,
       /accessTokens 12 statements, 9 rows, slowest 45\.8 ms \(1 rows\), by time ≤ 3 \/ ≤ 10 \/ ≤ 30 \/ > 30 ms: 9 \/ 1 \/ 1 \/ 1; grants 1 statements, 1 rows, slowest 0\.4 ms \(1 rows\)\./,

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it, mock } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { MIN_BATCH_ROWS, TimeBoundBatches } from '../../src/ops/batch-size.js';
 import { withInstanceLock } from '../../src/ops/instance-lock.js';
-import { PRUNE_MARGIN, prune, restAsLongAsBusy } from '../../src/ops/prune.js';
+import { PRUNE_MARGIN, prune } from '../../src/ops/prune.js';
+import { LoadAwareRest, REST_PER_BUSY_IDLE, REST_PER_BUSY_UNDER_LOAD } from '../../src/ops/prune-rest.js';
 import { GRANT_WALK_INTERVAL, startPruneSchedule, walksAllGrants } from '../../src/ops/prune-schedule.js';
 import type { KindTimes } from '../../src/ops/statement-times.js';
 import type { WarmPass } from '../../src/storage/sqlite/file-warmth.js';
@@ -361,7 +362,7 @@ describe('periodic prune in the server', () => {
       await t.close();
     }
   });
-  it('logs at debug level, per kind of row, its statements, rows, and the slowest statement, and the warming passes; rests until checkpoints caught up; runs with the file kept warm', async () => {
+  it('logs at debug level, per kind of row, its statements, rows, and the slowest statement, its rests and the warming passes; rests until checkpoints caught up; runs with the file kept warm', async () => {
     const t = await createTestApp('sqlite', { env: { PRUNE_INTERVAL: '1' } });
     const debug: Array<{ obj: object; msg: string }> = [];
     const log = {
@@ -433,6 +434,10 @@ describe('periodic prune in the server', () => {
     }
     assert.ok(caughtUp >= 1, 'the rest between two statements waits for the checkpoints');
     assert.equal(caughtUpWarm, caughtUp, 'every statement ran while the file was kept warm');
+    // Every rest is the load-aware one (prune-rest.ts), logged with the statement times.
+    const { rests } = debug[0]!.obj as { rests: { underLoad: number; idle: number; ms: number } };
+    assert.equal(rests.underLoad + rests.idle, caughtUp);
+    assert.ok(rests.underLoad >= 1, 'the first rest assumes load');
     assert.deepEqual((debug[0]!.obj as { warmth: object }).warmth, { passes: 1, bytes: 4096, ms: 1 });
   });
 });
@@ -537,21 +542,48 @@ describe("the server prune's walk over every grant (the targeted check's safety 
 });
 
 describe('prune pacing', () => {
-  it('rests as long as the last statement took, not a turn less', async () => {
-    mock.timers.enable({ apis: ['setTimeout'] });
-    try {
-      let done = false;
-      const resting = restAsLongAsBusy(40).then(() => {
-        done = true;
-      });
-      mock.timers.tick(39);
-      await Promise.resolve();
-      assert.equal(done, false);
-      mock.timers.tick(1);
-      await resting;
-      assert.equal(done, true);
-    } finally {
-      mock.timers.reset();
-    }
+  /** A rest whose pauses are recorded, and whose loop utilization over each rest is `next`. */
+  function recorded(utilizations: number[]) {
+    const pauses: number[] = [];
+    const rest = new LoadAwareRest({
+      pause: async (ms) => {
+        pauses.push(ms);
+      },
+      utilization: () => () => utilizations.shift() ?? 0,
+    });
+    return { rest, pauses };
+  }
+
+  it('rests five times as long as a statement took while requests are served, and as long on an idle loop', async () => {
+    assert.deepEqual([REST_PER_BUSY_UNDER_LOAD, REST_PER_BUSY_IDLE], [5, 1]);
+    const { rest, pauses } = recorded([0.9, 0.05, 0.05, 0.6]);
+    for (const busy of [4, 2, 5, 3, 2]) await rest.rest(busy);
+    // The first rest assumes load; each next one follows the loop's utilization over the last.
+    assert.deepEqual(pauses, [20, 10, 5, 3, 10]);
+  });
+
+  it('keeps the last reading after a rest too short to have served a request', async () => {
+    const { rest, pauses } = recorded([0.05, 0.9, 0.9]);
+    await rest.rest(2); // idle reading
+    await rest.rest(0.2); // 0.2 ms: not read
+    await rest.rest(2);
+    assert.deepEqual(pauses, [10, 0.2, 2]);
+  });
+
+  it("reads the load off the real event loop: requests' work during a rest makes the next rest longer", async () => {
+    const rest = new LoadAwareRest();
+    await rest.rest(20); // nothing else runs: an idle loop
+    assert.equal(rest.restFor(10), 10 * REST_PER_BUSY_IDLE);
+    // Work queued turn after turn through the rest, as requests would be.
+    let working = true;
+    const work = () => {
+      const until = performance.now() + 2;
+      while (performance.now() < until);
+      if (working) setImmediate(work);
+    };
+    setImmediate(work);
+    await rest.rest(20);
+    working = false;
+    assert.equal(rest.restFor(10), 10 * REST_PER_BUSY_UNDER_LOAD);
   });
 });

@@ -3,9 +3,10 @@
  * holding the database lock does the work (the others skip that round). Its statements are
  * bounded by time (TimeBoundBatches) and it rests between them (LoadAwareRest, prune-rest.ts):
  * five times as long as each took while requests are served, so they keep five sixths of the
- * event loop (SQLite), of the write lock and of a database backend; as long on an idle loop. It runs on `Storage.offLoopDb`: the server's connection, or with
- * PRUNE_THREAD=worker a connection of its own on a worker thread
- * (src/storage/sqlite/worker-dialect.ts), whose statements requests' reads never wait for. On
+ * event loop (SQLite), of the write lock and of a database backend; as long on an idle loop. It
+ * runs on `Storage.offLoopDb`: the server's connection, or with PRUNE_THREAD=worker a
+ * connection of its own on a worker thread (src/storage/sqlite/worker-dialect.ts), whose
+ * statements requests' reads never wait for. On
  * SQLite the rest also lasts until the checkpoint worker has caught up with a long WAL
  * (`Storage.checkpointsCaughtUp`), so the prune's writes never need the WAL's quiet restart,
  * which holds every query back while it runs; and the file's pages are kept in the page cache by

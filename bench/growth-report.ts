@@ -1,11 +1,13 @@
 /** The tables of `--grown`: grown against empty, and the prune under load, with the targets. */
 
+import type { RestSummary } from '../src/ops/prune-rest.js';
+import type { WarmthSummary } from '../src/ops/prune-schedule.js';
 import { TIME_BUCKETS_MS } from '../src/ops/statement-times.js';
 import type { LoopDelay } from './child.js';
 import type { FillResult } from './fill.js';
 import type { Measurement } from './load.js';
 import { median, type Row } from './measure.js';
-import type { Rests, StatementTimes, Warmth } from './prune-log.js';
+import type { StatementTimes } from './prune-log.js';
 import type { ScenarioName } from './scenarios.js';
 
 /** Issue 22 item 5. */
@@ -26,9 +28,9 @@ export interface PruneRun {
   /** Per kind of row, what its statements took, as the server logged them. */
   readonly statements?: Record<string, StatementTimes>;
   /** The passes that kept the database file warm, as the server logged them. */
-  readonly warmth?: Warmth;
+  readonly warmth?: WarmthSummary;
   /** The prune's rests between statements, as the server logged them. */
-  readonly rests?: Rests;
+  readonly rests?: RestSummary;
 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
@@ -101,7 +103,7 @@ function secondsOver(run: PruneRun): string {
 }
 
 /** The prune's rests (src/ops/prune-rest.ts): how many came under load, and how long in all. */
-function restLines(rests: Rests | undefined): string[] {
+function restLines(rests: RestSummary | undefined): string[] {
   if (!rests) return [];
   return [
     '',
@@ -110,8 +112,8 @@ function restLines(rests: Rests | undefined): string[] {
   ];
 }
 
-/** The file's read-through passes on the thread pool (src/storage/sqlite/file-warmth.ts). */
-function warmthLines(warmth: Warmth | undefined): string[] {
+/** The file's read-through passes on a worker thread (src/storage/sqlite/file-warmth.ts). */
+function warmthLines(warmth: WarmthSummary | undefined): string[] {
   if (!warmth) return [];
   if (warmth.passes === 0) return ['', 'The database file was not read through (too large, or not a file).'];
   return [

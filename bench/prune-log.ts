@@ -2,6 +2,8 @@
  * The end of the server's own prune, read from its log (pino JSON lines, one per line): the
  * "pruned dead rows" line of the run the bench started, with its time to the millisecond.
  */
+import type { RestSummary } from '../src/ops/prune-rest.js';
+import type { WarmthSummary } from '../src/ops/prune-schedule.js';
 import type { KindTimes } from '../src/ops/statement-times.js';
 
 export interface PruneEnd {
@@ -15,23 +17,9 @@ export interface PruneEnd {
    */
   readonly statements?: Record<string, StatementTimes>;
   /** The passes that kept the file warm (logged with the statement times; SQLite). */
-  readonly warmth?: Warmth;
+  readonly warmth?: WarmthSummary;
   /** Its rests between statements (src/ops/prune-rest.ts), logged with the statement times. */
-  readonly rests?: Rests;
-}
-
-/** What src/ops/prune-schedule.ts logs of its rests. */
-export interface Rests {
-  readonly underLoad: number;
-  readonly idle: number;
-  readonly ms: number;
-}
-
-/** What src/ops/prune-schedule.ts logs of `Storage.whileWarm`'s passes. */
-export interface Warmth {
-  readonly passes: number;
-  readonly bytes: number;
-  readonly ms: number;
+  readonly rests?: RestSummary;
 }
 
 /**
@@ -54,8 +42,8 @@ const TIMES = 'prune statement times';
  */
 export function pruneEnd(log: string, since: number): PruneEnd | undefined {
   let statements: Record<string, StatementTimes> | undefined;
-  let warmth: Warmth | undefined;
-  let rests: Rests | undefined;
+  let warmth: WarmthSummary | undefined;
+  let rests: RestSummary | undefined;
   for (const line of log.split('\n')) {
     if (!line.includes(DONE) && !line.includes(FAILED) && !line.includes(TIMES)) continue;
     let entry: {
@@ -76,8 +64,8 @@ export function pruneEnd(log: string, since: number): PruneEnd | undefined {
     if (entry.msg === FAILED) throw new Error(`the server's prune failed: ${String(entry.err?.message)}`);
     if (entry.msg === TIMES) {
       statements = entry.statements as Record<string, StatementTimes>;
-      warmth = entry.warmth as Warmth | undefined;
-      rests = entry.rests as Rests | undefined;
+      warmth = entry.warmth as WarmthSummary | undefined;
+      rests = entry.rests as RestSummary | undefined;
     }
     if (entry.msg === DONE) {
       const pruned = (entry.pruned ?? {}) as Record<string, number>;

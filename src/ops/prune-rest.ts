@@ -30,8 +30,7 @@ export const LOADED_UTILIZATION = 0.2;
 const MIN_MEASURED_REST_MS = 1;
 
 /** Pauses `ms` milliseconds (a timer, so requests and I/O run meanwhile). */
-export const pause = (ms: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 export interface RestSummary {
   readonly underLoad: number;

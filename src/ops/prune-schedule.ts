@@ -21,6 +21,13 @@ import { PRUNE_BATCH, prune } from './prune.js';
 import { LoadAwareRest } from './prune-rest.js';
 import { StatementTimes } from './statement-times.js';
 
+/** The passes that kept the file warm during one prune (`Storage.whileWarm`), as logged. */
+export interface WarmthSummary {
+  readonly passes: number;
+  readonly bytes: number;
+  readonly ms: number;
+}
+
 /** The server's log; the prune's statement times go at debug level. */
 export interface PruneLog extends Log {
   debug(obj: object, msg: string): void;

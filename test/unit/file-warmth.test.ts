@@ -10,7 +10,7 @@ import { WARM_NICE, type WarmPass, whileWarm } from '../../src/storage/sqlite/fi
 
 const FILE_BYTES = 3 * (1 << 20) + 123; // three full reads and a short one
 
-/** Bytes this process has read through read(2) and friends, the pool's threads included (Linux). */
+/** Bytes this process has read through read(2) and friends, its worker threads included (Linux). */
 function bytesReadByProcess(): number | undefined {
   try {
     const match = /^rchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'));

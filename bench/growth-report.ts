@@ -8,6 +8,7 @@ import type { FillResult } from './fill.js';
 import type { Measurement } from './load.js';
 import { median, type Row } from './measure.js';
 import type { StatementTimes } from './prune-log.js';
+import type { ResponseTimeSummary } from './response-times.js';
 import type { ScenarioName } from './scenarios.js';
 
 /** Issue 22 item 5. */
@@ -19,6 +20,11 @@ export interface PruneRun {
   readonly before: Measurement;
   /** One-second runs from the prune's start until its log line was seen. */
   readonly during: readonly Measurement[];
+  /**
+   * Every 2xx answer of the "before" run and of all the one-second runs during the prune: the p99
+   * of each window as a whole, to the answer's own measured time.
+   */
+  readonly wholeWindow?: { readonly before: ResponseTimeSummary; readonly during: ResponseTimeSummary };
   readonly beforeLoop: LoopDelay | undefined;
   readonly duringLoop: LoopDelay | undefined;
   /** From the bench firing the job to the job's log line, to the millisecond. */
@@ -78,7 +84,8 @@ export function pruneTable(run: PruneRun): string {
     '| | before the prune | during the prune | target |',
     '| --- | ---: | ---: | --- |',
     `| req/s | ${fmt(run.before.rps)} | ${fmt(duringRps)} (median of ${run.during.length} one-second runs) | |`,
-    `| p99 ms | ${fmt(run.before.p99, 1)} | ${fmt(duringP99, 1)} (worst second; ${secondsOver(run)}) | ≤ 2× before: ${fmt(ratio, 2)}× ${verdict(ratio <= GROWN_TARGETS.pruneP99)} |`,
+    ...wholeWindowRow(run),
+    `| p99 ms, worst one-second run | ${fmt(run.before.p99, 1)} | ${fmt(duringP99, 1)} (${secondsOver(run)}) | ≤ 2× before: ${fmt(ratio, 2)}× ${verdict(ratio <= GROWN_TARGETS.pruneP99)} |`,
     `| longest event-loop delay ms | ${fmt(run.beforeLoop?.maxMs ?? Number.NaN, 1)} | ${fmt(loop ?? Number.NaN, 1)} | ≤ 50 ms: ${loop === undefined ? 'not measured' : verdict(loop <= GROWN_TARGETS.loopMs)} |`,
     `| non-2xx answers | ${fmt(run.before.nonOk)} | ${fmt(nonOk)} | 0 |`,
     '',
@@ -92,6 +99,21 @@ export function pruneTable(run: PruneRun): string {
     ...restLines(run.rests),
     ...warmthLines(run.warmth),
   ].join('\n');
+}
+
+/**
+ * The p99 of every answer in each window, to the hundredth of a millisecond: what "the prune keeps
+ * p99 within 2×" reads as over the prune as a whole. The worst one-second run's p99 (the next row)
+ * is the stricter reading, over runs of a few thousand answers each in whole milliseconds.
+ */
+function wholeWindowRow(run: PruneRun): string[] {
+  if (!run.wholeWindow) return [];
+  const { before, during } = run.wholeWindow;
+  const ratio = during.p99 / Math.max(1e-9, before.p99);
+  return [
+    `| p99 ms, every answer of the window | ${fmt(before.p99, 2)} (${fmt(before.count)} answers) | ` +
+      `${fmt(during.p99, 2)} (${fmt(during.count)} answers) | ≤ 2× before: ${fmt(ratio, 2)}× ${verdict(ratio <= GROWN_TARGETS.pruneP99)} |`,
+  ];
 }
 
 /** Whether the worst second stands alone: the median second's p99, and how many seconds break the bound. */

@@ -28,6 +28,7 @@ import type { BenchOptions } from './options.js';
 import { PrivateCluster } from './postgres.js';
 import { pruneEnd } from './prune-log.js';
 import { REPORT_PATH, writeBlock } from './report.js';
+import { ResponseTimes } from './response-times.js';
 import { SCENARIOS } from './scenarios.js';
 import { StatementProfiler, statementProfileTable } from './statement-profile.js';
 import { startSchoolauth } from './targets/schoolauth.js';
@@ -152,17 +153,19 @@ async function pruneUnderLoad(
   const connections = options.connections[0]!;
   await contender.load(connections, options.warmup);
   await target.server.loopDelay(true);
-  const before = await contender.load(connections, options.duration);
+  const beforeTimes = new ResponseTimes();
+  const before = await contender.load(connections, options.duration, undefined, beforeTimes);
   const beforeLoop = await target.server.loopDelay(true);
   const fired = await target.server.fireHeldInterval();
   if (fired?.timers !== 1) {
     throw new Error(`the probe held ${fired?.timers ?? 'no'} PRUNE_INTERVAL timer(s), not one`);
   }
   const during: Measurement[] = [];
+  const duringTimes = new ResponseTimes();
   const ended = () => pruneEnd(readFileSync(logFile, 'utf8'), fired.at);
   let end = ended();
   while (!end && during.length < MAX_PRUNE_SECONDS) {
-    during.push(await contender.load(connections, 1));
+    during.push(await contender.load(connections, 1, undefined, duringTimes));
     end = ended();
   }
   const duringLoop = await target.server.loopDelay(true);
@@ -172,6 +175,7 @@ async function pruneUnderLoad(
     connections,
     before,
     during,
+    wholeWindow: { before: beforeTimes.summary(), during: duringTimes.summary() },
     beforeLoop,
     duringLoop,
     pruneSeconds: (end.at - fired.at) / 1000,

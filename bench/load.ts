@@ -6,6 +6,7 @@
 
 import autocannon, { type Instance, type RawRequest, type RequestSpec, type Result } from 'autocannon';
 import { cpuSecondsOf } from './child.js';
+import type { ResponseTimes } from './response-times.js';
 
 export interface StaticRequest {
   readonly method: 'GET' | 'POST';
@@ -52,6 +53,8 @@ export interface LoadOptions {
   readonly cpuSeconds?: (() => number | undefined) | undefined;
   /** Stop after this many requests (rather than at the end of the duration). */
   readonly amount?: number;
+  /** Also adds every 2xx answer's own response time here. */
+  readonly responseTimes?: ResponseTimes | undefined;
 }
 
 // A short sample interval: autocannon notices the end of a run (duration or empty pool) only at
@@ -98,6 +101,11 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
       },
       (error, outcome) => (error ? reject(error) : resolve(outcome)),
     );
+    const times = options.responseTimes;
+    // autocannon's 'response' event: (client, statusCode, bytes, responseTime in ms).
+    instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+      if (status >= 200 && status < 300) times?.add(ms);
+    });
   });
   const cpuAfter = cpuOf();
   const cpu = cpuBefore !== undefined && cpuAfter !== undefined ? cpuAfter - cpuBefore : undefined;

@@ -7,6 +7,7 @@
 import type { Fixture } from './fixture.js';
 import { type LoadPlan, type Measurement, runLoad, type StaticRequest } from './load.js';
 import type { RoundTripCounter } from './pg-stats.js';
+import type { ResponseTimes } from './response-times.js';
 import type { RoundTrips } from './round-trips.js';
 import type { Scenario, ScenarioName } from './scenarios.js';
 import type { TargetName } from './targets/target.js';
@@ -147,11 +148,15 @@ export class Contender {
     return this.roundTrips.finish(requests);
   }
 
-  /** With `window`, what it saw during the measured load only (after the pool's refill) is `window`. */
+  /**
+   * With `window`, what it saw during the measured load only (after the pool's refill) is `window`;
+   * with `responseTimes`, every 2xx answer's time is added there.
+   */
   async load(
     connections: number,
     seconds: number,
     window?: RunWindow,
+    responseTimes?: ResponseTimes,
   ): Promise<Measurement & { readonly window?: string }> {
     let plan = this.staticPlan;
     if (this.scenario && this.fixture) {
@@ -168,6 +173,7 @@ export class Contender {
       plan: plan!,
       pid: this.pid,
       cpuSeconds: this.cpuSeconds,
+      responseTimes,
     });
     this.rate = Math.max(this.rate, m.exhausted ? m.rps * 2 : m.rps);
     return window ? { ...m, window: await window.describe(mark) } : m;

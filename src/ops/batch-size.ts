@@ -25,16 +25,18 @@ export function fixedBatches(rows: number): BatchSize {
 /**
  * What a statement of the server's prune should take on SQLite. On the server's connection (the
  * default, PRUNE_THREAD=server) a request that arrives while a statement runs waits for it (the
- * driver is synchronous), so the statement time is what the prune adds to a request's latency:
- * issue 22's target of a p99 within 2× of the few milliseconds before the prune leaves a few
- * milliseconds (docs/performance.md "Cost as the database grows"; at 10 ms the worst second's p99
- * was 96 ms, 19×). On the worker's connection (PRUNE_THREAD=worker) only a request's write waits
- * for it, for the write lock. A statement's time still varies between two batches of the same
- * size (the pages one batch touches may be cached, the next one's not). Smaller targets cost
- * more statements, each with its fixed cost and a rest after it: the prune takes longer, for
- * nothing a request would notice.
+ * driver is synchronous), and under a closed-loop load every request in flight does, so a
+ * statement's length is what the prune adds to the p99: issue 22's bound of 2× leaves as much as
+ * the p99 before the prune, 1.4–1.9 ms for introspection on a fast machine (docs/performance.md
+ * "Cost as the database grows": at 10 ms the worst second's p99 was 19×; at 3 ms the p99 of the
+ * whole prune was 2.08× and 2.55× that of before, at 1 ms 1.99× and 2.16×, the prune no longer).
+ * On the worker's connection (PRUNE_THREAD=worker) only a request's write waits for it, for the
+ * write lock. A statement's time still varies between two batches of the same size (the pages
+ * one batch touches may be cached, the next one's not). Smaller targets cost more statements,
+ * each with its fixed cost, but the rest after each is in proportion to its length
+ * (prune-rest.ts), so the prune's length barely moves.
  */
-export const STATEMENT_TARGET_MS = 3;
+export const STATEMENT_TARGET_MS = 1;
 
 /**
  * What a statement of the server's prune should take on PostgreSQL. There the driver is

@@ -4,7 +4,7 @@
  * and pools of single-use values — codes minted through the authorize path, refresh and access
  * tokens from exchanging them.
  */
-import { CookieJar, HttpError, inParallel } from './http-client.js';
+import { CookieJar, HttpError, inParallel, withFreshJarRetries } from './http-client.js';
 import {
   authorizeUrl,
   type BenchClient,
@@ -108,37 +108,21 @@ export class Fixture {
   }
 
   /**
-   * One code for the ES256 client, tried again like mintCode. Pages on the way (schoolauth's
-   * consent, shown to a public client every time: RFC 8252 §8.6) are answered as a person would;
-   * minting is preparation, never measured.
+   * One code through the authorize path, for the bench's client or `client` (the ES256 one). A
+   * failed path is tried again from an empty cookie jar (MINT_ATTEMPTS in all,
+   * `withFreshJarRetries`): node-oidc-provider's resume step answers 400 now and then while many
+   * authorizations share one session. Each retry is counted in `mintRetries`. Pages on the way
+   * are answered as a person would: schoolauth's sign-in (after a retry) and its consent page,
+   * shown to a public client with a loopback redirect every time (RFC 8252 §8.6); minting is
+   * preparation, never measured.
    */
-  private async mintEs256Code(client: BenchClient, scope: string): Promise<string> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await followToCode(this.authorizeUrl(scope, client), client, this.jar, this.target.answerPage);
-      } catch (error) {
-        if (attempt === MINT_ATTEMPTS) throw error;
-        this.mintRetries++;
-      }
-    }
-  }
-
-  /**
-   * One code through the authorize path. A failed path is tried again (MINT_ATTEMPTS in all):
-   * node-oidc-provider's resume step has answered 400 once in tens of thousands of concurrent
-   * authorizations, which ended a 30-minute run. Each retry is counted in `mintRetries`.
-   * A consent page is answered: schoolauth asks again on every authorization of a public client
-   * with a loopback redirect (RFC 8252 §8.6), as the bench's client is.
-   */
-  private async mintCode(scope: string): Promise<string> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await followToCode(this.authorizeUrl(scope), this.client!, this.jar, this.target.answerPage);
-      } catch (error) {
-        if (attempt === MINT_ATTEMPTS) throw error;
-        this.mintRetries++;
-      }
-    }
+  private mintCode(scope: string, client = this.client!): Promise<string> {
+    return withFreshJarRetries(
+      this.jar,
+      MINT_ATTEMPTS,
+      (jar) => followToCode(this.authorizeUrl(scope, client), client, jar, this.target.answerPage),
+      () => this.mintRetries++,
+    );
   }
 
   /** Makes sure the pool holds at least `count` unused values. */
@@ -155,7 +139,7 @@ export class Fixture {
     if (kind === 'oidc-es256-codes') {
       const client = await this.es256();
       for (const code of await inParallel(missing, MINT_CONCURRENCY, () =>
-        this.mintEs256Code(client, readerScope),
+        this.mintCode(readerScope, client),
       )) {
         this.pools[kind].push(code);
       }

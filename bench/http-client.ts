@@ -105,3 +105,27 @@ export async function inParallel<T>(
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
   return results;
 }
+
+/**
+ * Runs `attempt` with `jar`, and again up to `attempts` times in all with a new, empty jar each
+ * time, counting each retry with `onRetry`; throws the last failure. A retry that kept the shared
+ * jar met the state that failed it: node-oidc-provider's resume step answered 400 on all three
+ * attempts at one code while 16 authorizations shared one jar (two full runs on a fast machine,
+ * 2026-11-27). An empty jar signs in again, on a session no other authorization touches.
+ */
+export async function withFreshJarRetries<T>(
+  jar: CookieJar,
+  attempts: number,
+  attempt: (jar: CookieJar) => Promise<T>,
+  onRetry: () => void,
+): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt(jar);
+    } catch (error) {
+      if (n >= attempts) throw error;
+      onRetry();
+      jar = new CookieJar();
+    }
+  }
+}

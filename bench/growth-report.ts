@@ -24,7 +24,7 @@ export interface PruneRun {
    * Every 2xx answer of the "before" run and of all the one-second runs during the prune: the p99
    * of each window as a whole, to the answer's own measured time.
    */
-  readonly wholeWindow?: { readonly before: ResponseTimeSummary; readonly during: ResponseTimeSummary };
+  readonly wholeWindow: { readonly before: ResponseTimeSummary; readonly during: ResponseTimeSummary };
   readonly beforeLoop: LoopDelay | undefined;
   readonly duringLoop: LoopDelay | undefined;
   /** From the bench firing the job to the job's log line, to the millisecond. */
@@ -84,7 +84,7 @@ export function pruneTable(run: PruneRun): string {
     '| | before the prune | during the prune | target |',
     '| --- | ---: | ---: | --- |',
     `| req/s | ${fmt(run.before.rps)} | ${fmt(duringRps)} (median of ${run.during.length} one-second runs) | |`,
-    ...wholeWindowRow(run),
+    wholeWindowRow(run),
     `| p99 ms, worst one-second run | ${fmt(run.before.p99, 1)} | ${fmt(duringP99, 1)} (${secondsOver(run)}) | ≤ 2× before: ${fmt(ratio, 2)}× ${verdict(ratio <= GROWN_TARGETS.pruneP99)} |`,
     `| longest event-loop delay ms | ${fmt(run.beforeLoop?.maxMs ?? Number.NaN, 1)} | ${fmt(loop ?? Number.NaN, 1)} | ≤ 50 ms: ${loop === undefined ? 'not measured' : verdict(loop <= GROWN_TARGETS.loopMs)} |`,
     `| non-2xx answers | ${fmt(run.before.nonOk)} | ${fmt(nonOk)} | 0 |`,
@@ -106,14 +106,13 @@ export function pruneTable(run: PruneRun): string {
  * p99 within 2×" reads as over the prune as a whole. The worst one-second run's p99 (the next row)
  * is the stricter reading, over runs of a few thousand answers each in whole milliseconds.
  */
-function wholeWindowRow(run: PruneRun): string[] {
-  if (!run.wholeWindow) return [];
+function wholeWindowRow(run: PruneRun): string {
   const { before, during } = run.wholeWindow;
   const ratio = during.p99 / Math.max(1e-9, before.p99);
-  return [
+  return (
     `| p99 ms, every answer of the window | ${fmt(before.p99, 2)} (${fmt(before.count)} answers) | ` +
-      `${fmt(during.p99, 2)} (${fmt(during.count)} answers) | ≤ 2× before: ${fmt(ratio, 2)}× ${verdict(ratio <= GROWN_TARGETS.pruneP99)} |`,
-  ];
+    `${fmt(during.p99, 2)} (${fmt(during.count)} answers) | ≤ 2× before: ${fmt(ratio, 2)}× ${verdict(ratio <= GROWN_TARGETS.pruneP99)} |`
+  );
 }
 
 /** Whether the worst second stands alone: the median second's p99, and how many seconds break the bound. */

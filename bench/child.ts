@@ -72,6 +72,21 @@ export interface LoopDelay {
   readonly maxMs: number;
   readonly p99Ms: number;
   readonly meanMs: number;
+  /** The longest gap between the probe's 5 ms ticks, and what the loop's thread did in it. */
+  readonly longestStall?: LoopStall;
+}
+
+/** bench/servers/loop-stalls.mjs: the split is there where Linux gives the thread's schedstat. */
+export interface LoopStall {
+  readonly gapMs: number;
+  /** On the CPU: the server's own work on the loop. */
+  readonly ranMs?: number;
+  /** Runnable, waiting for the core. */
+  readonly waitedMs?: number;
+  /** At most this much of the wait went to the server's other threads; the rest to other processes. */
+  readonly otherThreadsMs?: number;
+  /** Neither: asleep in a system call (a disk read, an fsync, a lock). */
+  readonly asleepMs?: number;
 }
 
 export interface StartOptions {

@@ -3,7 +3,7 @@
 import type { RestSummary } from '../src/ops/prune-rest.js';
 import type { WarmthSummary } from '../src/ops/prune-schedule.js';
 import { TIME_BUCKETS_MS } from '../src/ops/statement-times.js';
-import type { LoopDelay } from './child.js';
+import type { LoopDelay, LoopStall } from './child.js';
 import type { FillResult } from './fill.js';
 import type { Measurement } from './load.js';
 import { median, type Row } from './measure.js';
@@ -95,6 +95,7 @@ export function pruneTable(run: PruneRun): string {
         .map(([kind, n]) => `${fmt(n)} ${kind}`)
         .join(', ')}) in ${fmt(run.pruneSeconds, 2)} s under load ` +
       '(from the bench firing the job to its log line).',
+    ...stallLines(run.beforeLoop, run.duringLoop),
     ...statementLines(run.statements),
     ...restLines(run.rests),
     ...warmthLines(run.warmth),
@@ -112,6 +113,34 @@ function wholeWindowRow(run: PruneRun): string {
   return (
     `| p99 ms, every answer of the window | ${fmt(before.p99, 2)} (${fmt(before.count)} answers) | ` +
     `${fmt(during.p99, 2)} (${fmt(during.count)} answers) | ≤ 2× before: ${fmt(ratio, 2)}× ${verdict(ratio <= GROWN_TARGETS.pruneP99)} |`
+  );
+}
+
+/**
+ * What the loop's thread did in its longest stall before and during the prune: only the time it
+ * ran, or slept in a system call, is the server holding its loop; the time it waited for its core
+ * went to another thread or process sharing that core (bench/servers/loop-stalls.mjs).
+ */
+function stallLines(before: LoopDelay | undefined, during: LoopDelay | undefined): string[] {
+  const lines = [
+    ['before', before?.longestStall],
+    ['during', during?.longestStall],
+  ] as const;
+  const described = lines.flatMap(([when, stall]) =>
+    stall ? [`${when} the prune ${stallText(stall)}`] : [],
+  );
+  return described.length
+    ? [`Longest stall of the event loop's thread (5 ms ticks): ${described.join('; ')}.`]
+    : [];
+}
+
+function stallText(stall: LoopStall): string {
+  const gap = `a ${fmt(stall.gapMs, 1)} ms gap`;
+  if (stall.ranMs === undefined || stall.waitedMs === undefined) return gap;
+  return (
+    `${gap}: ${fmt(stall.ranMs, 1)} ms on the core, ${fmt(stall.waitedMs, 1)} ms waiting for it ` +
+    `(at most ${fmt(stall.otherThreadsMs ?? 0, 1)} ms of it to the server's other threads), ` +
+    `${fmt(stall.asleepMs ?? 0, 1)} ms asleep in a system call`
   );
 }
 

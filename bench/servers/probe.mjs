@@ -2,7 +2,8 @@
 // process.memoryUsage(), and starts and stops a CPU profile (node:inspector) so a profile covers
 // only the load, not start-up and fixtures. It also watches the event loop
 // (perf_hooks.monitorEventLoopDelay): `loop` answers the longest delay since the last reset, so
-// a bench can say how long the server stopped answering (a prune's batches, a GC). With
+// a bench can say how long the server stopped answering (a prune's batches, a GC), and, for the
+// longest stall, whether the loop's thread ran, waited for its core or slept (loop-stalls.mjs). With
 // BENCH_HELD_INTERVAL_MS set, an interval timer of exactly that period (a periodic job's, e.g.
 // PRUNE_INTERVAL's) is held instead of scheduled, and `interval:fire` runs it once: the bench
 // starts the server's own job at a moment it chooses, never on a guessed clock. Does nothing
@@ -10,9 +11,11 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { watchStalls } from './loop-stalls.mjs';
 
 // 10 ms sampling: a block of 50 ms shows as a delay of about 40 ms or more.
 const loop = monitorEventLoopDelay({ resolution: 10 });
+let stalls;
 
 let session;
 
@@ -46,8 +49,16 @@ async function answer(message) {
   if (message.kind === 'memory') return { kind: 'memory', value: process.memoryUsage() };
   if (message.kind === 'loop') {
     const ms = (ns) => ns / 1e6;
-    const value = { maxMs: ms(loop.max), p99Ms: ms(loop.percentile(99)), meanMs: ms(loop.mean) };
-    if (message.reset) loop.reset();
+    const value = {
+      maxMs: ms(loop.max),
+      p99Ms: ms(loop.percentile(99)),
+      meanMs: ms(loop.mean),
+      longestStall: stalls.longest(),
+    };
+    if (message.reset) {
+      loop.reset();
+      stalls.reset();
+    }
     return { kind: 'loop', value };
   }
   if (message.kind === 'profile:start') {
@@ -70,6 +81,7 @@ if (process.send) {
   const period = Number(process.env.BENCH_HELD_INTERVAL_MS);
   if (period > 0) holdInterval(period);
   loop.enable();
+  stalls = watchStalls();
   process.on('message', (message) => {
     answer(message).then(
       (reply) => process.send(reply),

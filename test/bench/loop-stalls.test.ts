@@ -1,0 +1,104 @@
+/**
+ * The probe's account of the event loop's longest stall (bench/servers/loop-stalls.mjs): whether
+ * the loop's thread ran, waited for its core, or slept. Only the first and the last are the
+ * server holding its loop; `--grown` reports the split beside the longest delay.
+ */
+import assert from 'node:assert/strict';
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { LoopDelay } from '../../bench/child.js';
+import { pruneTable } from '../../bench/growth-report.js';
+import type { Measurement } from '../../bench/load.js';
+
+const PROBE = join(import.meta.dirname, '..', '..', 'bench', 'servers', 'probe.mjs');
+const HOLD_MS = 120;
+
+/** A child that, told to, holds its loop HOLD_MS: spinning on the CPU, or asleep in a wait. */
+const CHILD = `
+process.on('message', (m) => {
+  if (m.kind === 'spin') { const end = performance.now() + ${HOLD_MS}; while (performance.now() < end); }
+  if (m.kind === 'sleep') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${HOLD_MS});
+  if (m.kind === 'spin' || m.kind === 'sleep') setTimeout(() => process.send({ kind: 'held' }), 30);
+});
+process.send({ kind: 'ready' });
+setTimeout(() => undefined, 60000); // the probe unrefs the channel: this keeps the child alive
+`;
+
+function reply(child: ReturnType<typeof fork>, kind: string): Promise<{ value?: LoopDelay }> {
+  return new Promise((resolve) => {
+    const listen = (message: { kind: string; value?: LoopDelay }) => {
+      if (message.kind !== kind) return;
+      child.off('message', listen);
+      resolve(message);
+    };
+    child.on('message', listen);
+  });
+}
+
+async function stallAfter(child: ReturnType<typeof fork>, hold: 'spin' | 'sleep') {
+  const reset = reply(child, 'loop');
+  child.send({ kind: 'loop', reset: true });
+  await reset;
+  const held = reply(child, 'held');
+  child.send({ kind: hold });
+  await held;
+  const answer = reply(child, 'loop');
+  child.send({ kind: 'loop', reset: true });
+  return (await answer).value!.longestStall!;
+}
+
+describe('bench probe: the longest stall of the event loop', { skip: process.platform !== 'linux' }, () => {
+  it('tells a loop held by its own work from one asleep in a system call', { timeout: 30_000 }, async () => {
+    const child = fork('--eval', [CHILD], { execArgv: ['--import', PROBE] });
+    try {
+      await reply(child, 'ready');
+      const spun = await stallAfter(child, 'spin');
+      assert.ok(spun.gapMs >= HOLD_MS, `gap ${spun.gapMs} ms`);
+      assert.ok(spun.ranMs! >= HOLD_MS * 0.5, `ran ${spun.ranMs} of a ${spun.gapMs} ms gap`);
+      assert.ok(spun.asleepMs! < HOLD_MS * 0.5, `asleep ${spun.asleepMs} ms while spinning`);
+      const slept = await stallAfter(child, 'sleep');
+      assert.ok(slept.gapMs >= HOLD_MS, `gap ${slept.gapMs} ms`);
+      assert.ok(slept.asleepMs! >= HOLD_MS * 0.5, `asleep ${slept.asleepMs} of a ${slept.gapMs} ms gap`);
+      assert.ok(slept.ranMs! < HOLD_MS * 0.5, `ran ${slept.ranMs} ms while asleep`);
+    } finally {
+      child.kill();
+    }
+  });
+
+  it('reports the split under the prune table', () => {
+    const second: Measurement = {
+      rps: 100,
+      p50: 1,
+      p99: 2,
+      ok: 100,
+      nonOk: 0,
+      errors: 0,
+      seconds: 1,
+      exhausted: false,
+      statusCodes: { '200': 100 },
+      serverCpuSeconds: undefined,
+    };
+    const loop = (gapMs: number, ranMs: number, waitedMs: number): LoopDelay => ({
+      maxMs: gapMs - 5,
+      p99Ms: 1,
+      meanMs: 1,
+      longestStall: { gapMs, ranMs, waitedMs, otherThreadsMs: 0.5, asleepMs: gapMs - ranMs - waitedMs },
+    });
+    const table = pruneTable({
+      scenario: 'introspection',
+      connections: 16,
+      before: second,
+      during: [second],
+      wholeWindow: { before: { count: 100, p99: 2 }, during: { count: 100, p99: 3 } },
+      beforeLoop: loop(20, 15, 3),
+      duringLoop: loop(59.3, 4.2, 52.6),
+      pruneSeconds: 1,
+      pruned: { accessTokens: 9 },
+    });
+    assert.match(
+      table,
+      /before the prune a 20 ms gap: 15 ms on the core, 3 ms waiting for it \(at most 0\.5 ms of it to the server's other threads\), 2 ms asleep in a system call; during the prune a 59\.3 ms gap: 4\.2 ms on the core, 52\.6 ms waiting for it/,
+    );
+  });
+});

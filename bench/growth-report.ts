@@ -140,8 +140,17 @@ function stallText(stall: LoopStall): string {
   return (
     `${gap}: ${fmt(stall.ranMs, 1)} ms on the core, ${fmt(stall.waitedMs, 1)} ms waiting for it ` +
     `(at most ${fmt(stall.otherThreadsMs ?? 0, 1)} ms of it to the server's other threads), ` +
-    `${fmt(stall.asleepMs ?? 0, 1)} ms asleep in a system call`
+    `${fmt(stall.asleepMs ?? 0, 1)} ms asleep in a system call${seenText(stall.seen)}`
   );
+}
+
+/** What the sampler saw the thread in, most often first. */
+function seenText(seen: LoopStall['seen']): string {
+  if (!seen) return '';
+  const parts = Object.entries(seen)
+    .sort(([, a], [, b]) => b - a)
+    .map(([what, n]) => `${what} ×${n}`);
+  return ` (seen every 2 ms in: ${parts.join(', ')})`;
 }
 
 /** Whether the worst second stands alone: the median second's p99, and how many seconds break the bound. */

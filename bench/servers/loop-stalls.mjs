@@ -6,9 +6,12 @@
 // per thread in /proc/<pid>/task/<tid>/schedstat (nanoseconds on the CPU, nanoseconds runnable
 // but waiting — Documentation/scheduler/sched-stats.rst); process.cpuUsage() counts every thread
 // of the process, so the two together say whether the core went to the server's other threads or
-// to another process. The rest of a gap is sleep.
+// to another process. The rest of a gap is sleep; which system call it slept in, a thread of its
+// own reads from /proc/<pid>/task/<tid>/syscall every 2 ms while the loop's ticks are late
+// (proc(5): the call's number, or "running").
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { MessageChannel, Worker } from 'node:worker_threads';
 
 /** Ticks every 5 ms: a stall shows as a gap between two ticks well over that. */
 export const TICK_MS = 5;
@@ -30,17 +33,127 @@ const processCpuMs = () => {
   return (user + system) / 1000;
 };
 
+/** How often the sampler looks, and how late a tick must be before it reads what the loop's thread is in. */
+const SAMPLE_MS = 2;
+const STALE_MS = 10;
+
+// The numbers of the system calls a stalled loop is found in (Linux's syscall tables).
+const SYSCALLS = {
+  x64: {
+    0: 'read',
+    1: 'write',
+    17: 'pread64',
+    18: 'pwrite64',
+    74: 'fsync',
+    75: 'fdatasync',
+    202: 'futex',
+    35: 'nanosleep',
+    230: 'clock_nanosleep',
+    232: 'epoll_wait',
+    281: 'epoll_pwait',
+    9: 'mmap',
+    11: 'munmap',
+    77: 'ftruncate',
+    72: 'fcntl',
+    257: 'openat',
+    3: 'close',
+  },
+  arm64: {
+    63: 'read',
+    64: 'write',
+    67: 'pread64',
+    68: 'pwrite64',
+    82: 'fsync',
+    83: 'fdatasync',
+    98: 'futex',
+    101: 'nanosleep',
+    115: 'clock_nanosleep',
+    22: 'epoll_pwait',
+    222: 'mmap',
+    215: 'munmap',
+    46: 'ftruncate',
+    25: 'fcntl',
+    56: 'openat',
+    57: 'close',
+  },
+};
+
+/** A sample's first word named: a system call, "running", or "-1" (in the kernel outside one, e.g. a page fault). */
+const callName = (word) => SYSCALLS[process.arch]?.[word] ?? (/^\d+$/.test(word) ? `syscall ${word}` : word);
+
+// The sampler (evaluated CommonJS): each episode of late ticks is counted by what the loop's
+// thread was in; it keeps the longest episode, which is the main thread's longest gap.
+const SAMPLER = `
+const { workerData, receiveMessageOnPort } = require('node:worker_threads');
+const { readFileSync } = require('node:fs');
+const { port, shared, file, staleMs, sampleMs } = workerData;
+const tick = new Float64Array(shared);
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+let current;
+let longest;
+for (;;) {
+  Atomics.wait(sleeper, 0, 0, sampleMs);
+  for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
+    port.postMessage(longest ? { gapMs: longest.gapMs, seen: longest.seen } : undefined);
+    if (m.message.reset) longest = undefined;
+  }
+  const last = tick[0];
+  if (current && last !== current.start) {
+    current.gapMs = last - current.start;
+    if (!longest || current.gapMs > longest.gapMs) longest = current;
+    current = undefined;
+  }
+  if (performance.timeOrigin + performance.now() - last > staleMs) {
+    current ??= { start: last, seen: {} };
+    let word = 'unreadable';
+    try { word = readFileSync(file, 'utf8').split(' ')[0].trim(); } catch {}
+    current.seen[word] = (current.seen[word] ?? 0) + 1;
+  }
+}`;
+
+/** Starts the sampler; `ask(reset)` answers its longest episode: what the thread was seen in, by call. */
+function startSampler(tick) {
+  const { port1, port2 } = new MessageChannel();
+  const file = `/proc/self/task/${process.pid}/syscall`;
+  const worker = new Worker(SAMPLER, {
+    eval: true,
+    workerData: { port: port2, shared: tick.buffer, file, staleMs: STALE_MS, sampleMs: SAMPLE_MS },
+    transferList: [port2],
+  });
+  worker.unref();
+  port1.unref();
+  return (reset) =>
+    new Promise((resolve) => {
+      port1.once('message', (episode) => {
+        if (!episode) return resolve(undefined);
+        const seen = {};
+        for (const [word, n] of Object.entries(episode.seen))
+          seen[callName(word)] = (seen[callName(word)] ?? 0) + n;
+        resolve(seen);
+      });
+      port1.postMessage({ reset });
+    });
+}
+
 const sample = () => ({ at: performance.now(), thread: threadTimes(), cpu: processCpuMs() });
 
 /**
- * Starts the ticks. `longest()` answers the longest gap since the last `reset()` — gapMs, and where
+ * Starts the ticks. `longest(reset)` answers the longest gap since the last reset — gapMs, and where
  * Linux tells it ranMs, waitedMs (of which otherThreadsMs went to the server's other threads, as
- * far as they ran meanwhile) and asleepMs — or undefined before the first tick.
+ * far as they ran meanwhile), asleepMs, and `seen`: what the thread was in at each of the
+ * sampler's looks, by system call — or undefined before the first tick.
  */
 export function watchStalls() {
+  const tick = new Float64Array(new SharedArrayBuffer(8));
+  const mark = () => {
+    tick[0] = performance.timeOrigin + performance.now();
+  };
+  mark();
+  const sampled = process.platform === 'linux' ? startSampler(tick) : async () => undefined;
   let last = sample();
   let longest;
   const timer = setInterval(() => {
+    mark();
     const now = sample();
     const gapMs = now.at - last.at;
     if (!longest || gapMs > longest.gapMs) {
@@ -62,9 +175,11 @@ export function watchStalls() {
   }, TICK_MS);
   timer.unref();
   return {
-    longest: () => longest,
-    reset: () => {
-      longest = undefined;
+    longest: async (reset) => {
+      const answer = longest;
+      const seen = await sampled(reset);
+      if (reset) longest = undefined;
+      return answer && seen ? { ...answer, seen } : answer;
     },
   };
 }

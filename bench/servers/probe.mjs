@@ -53,12 +53,9 @@ async function answer(message) {
       maxMs: ms(loop.max),
       p99Ms: ms(loop.percentile(99)),
       meanMs: ms(loop.mean),
-      longestStall: stalls.longest(),
+      longestStall: await stalls.longest(Boolean(message.reset)),
     };
-    if (message.reset) {
-      loop.reset();
-      stalls.reset();
-    }
+    if (message.reset) loop.reset();
     return { kind: 'loop', value };
   }
   if (message.kind === 'profile:start') {

@@ -36,6 +36,10 @@ function reply(child: ReturnType<typeof fork>, kind: string): Promise<{ value?: 
   });
 }
 
+/** What the sampler saw the thread in most often. */
+const mostSeen = (seen: Record<string, number> | undefined) =>
+  Object.entries(seen ?? {}).sort(([, a], [, b]) => b - a)[0]?.[0];
+
 async function stallAfter(child: ReturnType<typeof fork>, hold: 'spin' | 'sleep') {
   const reset = reply(child, 'loop');
   child.send({ kind: 'loop', reset: true });
@@ -61,6 +65,9 @@ describe('bench probe: the longest stall of the event loop', { skip: process.pla
       assert.ok(slept.gapMs >= HOLD_MS, `gap ${slept.gapMs} ms`);
       assert.ok(slept.asleepMs! >= HOLD_MS * 0.5, `asleep ${slept.asleepMs} of a ${slept.gapMs} ms gap`);
       assert.ok(slept.ranMs! < HOLD_MS * 0.5, `ran ${slept.ranMs} ms while asleep`);
+      // Atomics.wait sleeps in futex(2); the spin is on the CPU.
+      assert.equal(mostSeen(slept.seen), 'futex', JSON.stringify(slept.seen));
+      assert.equal(mostSeen(spun.seen), 'running', JSON.stringify(spun.seen));
     } finally {
       child.kill();
     }
@@ -83,7 +90,14 @@ describe('bench probe: the longest stall of the event loop', { skip: process.pla
       maxMs: gapMs - 5,
       p99Ms: 1,
       meanMs: 1,
-      longestStall: { gapMs, ranMs, waitedMs, otherThreadsMs: 0.5, asleepMs: gapMs - ranMs - waitedMs },
+      longestStall: {
+        gapMs,
+        ranMs,
+        waitedMs,
+        otherThreadsMs: 0.5,
+        asleepMs: gapMs - ranMs - waitedMs,
+        seen: { running: 2, pread64: 20 },
+      },
     });
     const table = pruneTable({
       scenario: 'introspection',
@@ -98,7 +112,7 @@ describe('bench probe: the longest stall of the event loop', { skip: process.pla
     });
     assert.match(
       table,
-      /before the prune a 20 ms gap: 15 ms on the core, 3 ms waiting for it \(at most 0\.5 ms of it to the server's other threads\), 2 ms asleep in a system call; during the prune a 59\.3 ms gap: 4\.2 ms on the core, 52\.6 ms waiting for it/,
+      /before the prune a 20 ms gap: 15 ms on the core, 3 ms waiting for it \(at most 0\.5 ms of it to the server's other threads\), 2 ms asleep in a system call[^;]*; during the prune a 59\.3 ms gap: 4\.2 ms on the core, 52\.6 ms waiting for it.* \(seen every 2 ms in: pread64 ×20, running ×2\)\./,
     );
   });
 });

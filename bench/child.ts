@@ -87,6 +87,8 @@ export interface LoopStall {
   readonly otherThreadsMs?: number;
   /** Neither: asleep in a system call (a disk read, an fsync, a lock). */
   readonly asleepMs?: number;
+  /** V8's garbage-collection pauses inside the gap, in ms by kind (minor, major, …). */
+  readonly gcMs?: Readonly<Record<string, number>>;
   /** What the thread was in at each 2 ms look during the stall: a system call's name, or "running". */
   readonly seen?: Readonly<Record<string, number>>;
 }

@@ -140,8 +140,16 @@ function stallText(stall: LoopStall): string {
   return (
     `${gap}: ${fmt(stall.ranMs, 1)} ms on the core, ${fmt(stall.waitedMs, 1)} ms waiting for it ` +
     `(at most ${fmt(stall.otherThreadsMs ?? 0, 1)} ms of it to the server's other threads), ` +
-    `${fmt(stall.asleepMs ?? 0, 1)} ms asleep in a system call${seenText(stall.seen)}`
+    `${fmt(stall.asleepMs ?? 0, 1)} ms asleep in a system call${seenText(stall.seen)}${gcText(stall.gcMs)}`
   );
+}
+
+/** V8's pauses inside the stall, by kind. */
+function gcText(gcMs: LoopStall['gcMs']): string {
+  const parts = Object.entries(gcMs ?? {}).map(([kind, ms]) => `${kind} ${fmt(ms, 1)} ms`);
+  return parts.length
+    ? `, garbage collection in it: ${parts.join(', ')}`
+    : ', no garbage-collection pause in it';
 }
 
 /** What the sampler saw the thread in, most often first. */

@@ -10,7 +10,7 @@
 // own reads from /proc/<pid>/task/<tid>/syscall every 2 ms while the loop's ticks are late
 // (proc(5): the call's number, or "running").
 import { readFileSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
+import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
 import { MessageChannel, Worker } from 'node:worker_threads';
 
 /** Ticks every 5 ms: a stall shows as a gap between two ticks well over that. */
@@ -135,13 +135,56 @@ function startSampler(tick) {
     });
 }
 
+/** GC pauses this long or longer are kept, to be matched against the longest stall. */
+const GC_KEPT_MS = 2;
+const GC_KEPT = 10_000;
+const GC_KINDS = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
+};
+
+/**
+ * V8's garbage-collection pauses (perf_hooks 'gc' entries: start and duration on the loop's
+ * thread), delivered after the pause. `within(start, end)` answers the pause time inside that
+ * window, by kind. A parallel collection's helper threads share the loop's core when the server
+ * is pinned to one, which shows as waiting for the core.
+ */
+function watchGc() {
+  const pauses = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if (entry.duration < GC_KEPT_MS) continue;
+      if (pauses.length === GC_KEPT) pauses.shift();
+      pauses.push({
+        start: entry.startTime,
+        end: entry.startTime + entry.duration,
+        kind: entry.detail?.kind,
+      });
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return (start, end) => {
+    const byKind = {};
+    for (const pause of pauses) {
+      const ms = Math.min(end, pause.end) - Math.max(start, pause.start);
+      if (ms <= 0) continue;
+      const kind = GC_KINDS[pause.kind] ?? `kind ${pause.kind}`;
+      byKind[kind] = (byKind[kind] ?? 0) + ms;
+    }
+    return byKind;
+  };
+}
+
 const sample = () => ({ at: performance.now(), thread: threadTimes(), cpu: processCpuMs() });
 
 /**
  * Starts the ticks. `longest(reset)` answers the longest gap since the last reset — gapMs, and where
  * Linux tells it ranMs, waitedMs (of which otherThreadsMs went to the server's other threads, as
- * far as they ran meanwhile), asleepMs, and `seen`: what the thread was in at each of the
- * sampler's looks, by system call — or undefined before the first tick.
+ * far as they ran meanwhile), asleepMs, gcMs (V8's pauses inside the gap, by kind), and `seen`:
+ * what the thread was in at each of the sampler's looks, by system call — or undefined before the
+ * first tick.
  */
 export function watchStalls() {
   const tick = new Float64Array(new SharedArrayBuffer(8));
@@ -149,6 +192,7 @@ export function watchStalls() {
     tick[0] = performance.timeOrigin + performance.now();
   };
   mark();
+  const gcWithin = watchGc();
   const sampled = process.platform === 'linux' ? startSampler(tick) : async () => undefined;
   let last = sample();
   let longest;
@@ -157,13 +201,15 @@ export function watchStalls() {
     const now = sample();
     const gapMs = now.at - last.at;
     if (!longest || gapMs > longest.gapMs) {
-      longest = { gapMs };
+      longest = { gapMs, from: last.at, to: now.at };
       if (now.thread && last.thread) {
         const ranMs = now.thread[0] - last.thread[0];
         const waitedMs = now.thread[1] - last.thread[1];
         const otherThreadsMs = Math.max(0, now.cpu - last.cpu - ranMs);
         longest = {
           gapMs,
+          from: last.at,
+          to: now.at,
           ranMs,
           waitedMs,
           otherThreadsMs: Math.min(otherThreadsMs, waitedMs),
@@ -176,10 +222,12 @@ export function watchStalls() {
   timer.unref();
   return {
     longest: async (reset) => {
-      const answer = longest;
+      const found = longest;
       const seen = await sampled(reset);
       if (reset) longest = undefined;
-      return answer && seen ? { ...answer, seen } : answer;
+      if (!found) return undefined;
+      const { from, to, ...answer } = found;
+      return { ...answer, gcMs: gcWithin(from, to), ...(seen ? { seen } : {}) };
     },
   };
 }

@@ -14,12 +14,17 @@ import type { Measurement } from '../../bench/load.js';
 const PROBE = join(import.meta.dirname, '..', '..', 'bench', 'servers', 'probe.mjs');
 const HOLD_MS = 120;
 
-/** A child that, told to, holds its loop HOLD_MS: spinning on the CPU, or asleep in a wait. */
+/**
+ * A child that, told to, holds its loop HOLD_MS — spinning on the CPU, or asleep in a wait — or
+ * collects a heap of a million live objects (a full GC, tens of milliseconds).
+ */
 const CHILD = `
+globalThis.kept = Array.from({ length: 1e6 }, (_, i) => ({ i }));
 process.on('message', (m) => {
   if (m.kind === 'spin') { const end = performance.now() + ${HOLD_MS}; while (performance.now() < end); }
   if (m.kind === 'sleep') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${HOLD_MS});
-  if (m.kind === 'spin' || m.kind === 'sleep') setTimeout(() => process.send({ kind: 'held' }), 30);
+  if (m.kind === 'gc') globalThis.gc();
+  if (m.kind !== 'loop') setTimeout(() => process.send({ kind: 'held' }), 30);
 });
 process.send({ kind: 'ready' });
 setTimeout(() => undefined, 60000); // the probe unrefs the channel: this keeps the child alive
@@ -40,7 +45,7 @@ function reply(child: ReturnType<typeof fork>, kind: string): Promise<{ value?: 
 const mostSeen = (seen: Record<string, number> | undefined) =>
   Object.entries(seen ?? {}).sort(([, a], [, b]) => b - a)[0]?.[0];
 
-async function stallAfter(child: ReturnType<typeof fork>, hold: 'spin' | 'sleep') {
+async function stallAfter(child: ReturnType<typeof fork>, hold: 'spin' | 'sleep' | 'gc') {
   const reset = reply(child, 'loop');
   child.send({ kind: 'loop', reset: true });
   await reset;
@@ -54,7 +59,7 @@ async function stallAfter(child: ReturnType<typeof fork>, hold: 'spin' | 'sleep'
 
 describe('bench probe: the longest stall of the event loop', { skip: process.platform !== 'linux' }, () => {
   it('tells a loop held by its own work from one asleep in a system call', { timeout: 30_000 }, async () => {
-    const child = fork('--eval', [CHILD], { execArgv: ['--import', PROBE] });
+    const child = fork('--eval', [CHILD], { execArgv: ['--import', PROBE, '--expose-gc'] });
     try {
       await reply(child, 'ready');
       const spun = await stallAfter(child, 'spin');
@@ -68,6 +73,11 @@ describe('bench probe: the longest stall of the event loop', { skip: process.pla
       // Atomics.wait sleeps in futex(2); the spin is on the CPU.
       assert.equal(mostSeen(slept.seen), 'futex', JSON.stringify(slept.seen));
       assert.equal(mostSeen(spun.seen), 'running', JSON.stringify(spun.seen));
+      assert.deepEqual([spun.gcMs, slept.gcMs], [{}, {}], 'no collection while spinning or asleep');
+      // A full collection of a large heap: the stall is V8's pause.
+      const collected = await stallAfter(child, 'gc');
+      const paused = collected.gcMs?.major ?? 0;
+      assert.ok(paused >= collected.gapMs * 0.5, `major GC ${paused} ms of a ${collected.gapMs} ms gap`);
     } finally {
       child.kill();
     }
@@ -97,6 +107,7 @@ describe('bench probe: the longest stall of the event loop', { skip: process.pla
         otherThreadsMs: 0.5,
         asleepMs: gapMs - ranMs - waitedMs,
         seen: { running: 2, pread64: 20 },
+        gcMs: { major: 12.25 },
       },
     });
     const table = pruneTable({
@@ -112,7 +123,7 @@ describe('bench probe: the longest stall of the event loop', { skip: process.pla
     });
     assert.match(
       table,
-      /before the prune a 20 ms gap: 15 ms on the core, 3 ms waiting for it \(at most 0\.5 ms of it to the server's other threads\), 2 ms asleep in a system call[^;]*; during the prune a 59\.3 ms gap: 4\.2 ms on the core, 52\.6 ms waiting for it.* \(seen every 2 ms in: pread64 ×20, running ×2\)\./,
+      /before the prune a 20 ms gap: 15 ms on the core, 3 ms waiting for it \(at most 0\.5 ms of it to the server's other threads\), 2 ms asleep in a system call[^;]*; during the prune a 59\.3 ms gap: 4\.2 ms on the core, 52\.6 ms waiting for it.* \(seen every 2 ms in: pread64 ×20, running ×2\), garbage collection in it: major 12\.3 ms\./,
     );
   });
 });

@@ -8,8 +8,8 @@ import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { pruneTable } from '../../bench/growth-report.js';
-import type { Measurement } from '../../bench/load.js';
 import { pruneEnd } from '../../bench/prune-log.js';
+import { pruneRun } from '../helpers/bench-measurement.js';
 
 const PROBE = join(import.meta.dirname, '..', '..', 'bench', 'servers', 'probe.mjs');
 
@@ -119,35 +119,17 @@ describe('bench prune log', () => {
   });
 
   it('reports the statements of each kind by time, from the histogram the server logged', () => {
-    const second: Measurement = {
-      rps: 100,
-      p50: 1,
-      p99: 5,
-      ok: 100,
-      nonOk: 0,
-      errors: 0,
-      seconds: 1,
-      exhausted: false,
-      statusCodes: { '200': 100 },
-      serverCpuSeconds: undefined,
-    };
-    const table = pruneTable({
-      scenario: 'introspection',
-      connections: 16,
-      before: second,
-      during: [second],
-      wholeWindow: { before: { count: 5_000, p99: 3.21 }, during: { count: 40_000, p99: 7.1 } },
-      beforeLoop: undefined,
-      duringLoop: undefined,
-      pruneSeconds: 1,
-      pruned: { accessTokens: 9 },
-      statements: {
-        accessTokens: { statements: 12, rows: 9, slowestMs: 45.8, slowestRows: 1, histogram: [9, 1, 1, 1] },
-        grants: { statements: 1, rows: 1, slowestMs: 0.4, slowestRows: 1 },
-      },
-      warmth: { passes: 7, bytes: 7 * 2 ** 30, ms: 9_250 },
-      rests: { underLoad: 12, idle: 1, ms: 1_480 },
-    });
+    const table = pruneTable(
+      pruneRun(5, {
+        wholeWindow: { before: { count: 5_000, p99: 3.21 }, during: { count: 40_000, p99: 7.1 } },
+        statements: {
+          accessTokens: { statements: 12, rows: 9, slowestMs: 45.8, slowestRows: 1, histogram: [9, 1, 1, 1] },
+          grants: { statements: 1, rows: 1, slowestMs: 0.4, slowestRows: 1 },
+        },
+        warmth: { passes: 7, bytes: 7 * 2 ** 30, ms: 9_250 },
+        rests: { underLoad: 12, idle: 1, ms: 1_480 },
+      }),
+    );
     assert.match(
       table,
       /It rested 13 times between statements, 12 of them with requests being served \(1\.5 s of rest/,

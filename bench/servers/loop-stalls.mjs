@@ -94,7 +94,7 @@ let longest;
 for (;;) {
   Atomics.wait(sleeper, 0, 0, sampleMs);
   for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
-    port.postMessage(longest ? { gapMs: longest.gapMs, seen: longest.seen } : undefined);
+    port.postMessage(longest?.seen);
     if (m.message.reset) longest = undefined;
   }
   const last = tick[0];
@@ -111,7 +111,7 @@ for (;;) {
   }
 }`;
 
-/** Starts the sampler; `ask(reset)` answers its longest episode: what the thread was seen in, by call. */
+/** Starts the sampler; the function it answers gives its longest episode: what the thread was seen in, by call. */
 function startSampler(tick) {
   const { port1, port2 } = new MessageChannel();
   const file = `/proc/self/task/${process.pid}/syscall`;
@@ -124,11 +124,10 @@ function startSampler(tick) {
   port1.unref();
   return (reset) =>
     new Promise((resolve) => {
-      port1.once('message', (episode) => {
-        if (!episode) return resolve(undefined);
+      port1.once('message', (words) => {
+        if (!words) return resolve(undefined);
         const seen = {};
-        for (const [word, n] of Object.entries(episode.seen))
-          seen[callName(word)] = (seen[callName(word)] ?? 0) + n;
+        for (const [word, n] of Object.entries(words)) seen[callName(word)] = (seen[callName(word)] ?? 0) + n;
         resolve(seen);
       });
       port1.postMessage({ reset });
@@ -179,6 +178,19 @@ function watchGc() {
 
 const sample = () => ({ at: performance.now(), thread: threadTimes(), cpu: processCpuMs() });
 
+/** Where Linux tells it, what the loop's thread did between two samples `gapMs` apart. */
+function split(last, now, gapMs) {
+  if (!now.thread || !last.thread) return {};
+  const ranMs = now.thread[0] - last.thread[0];
+  const waitedMs = now.thread[1] - last.thread[1];
+  return {
+    ranMs,
+    waitedMs,
+    otherThreadsMs: Math.min(Math.max(0, now.cpu - last.cpu - ranMs), waitedMs),
+    asleepMs: Math.max(0, gapMs - ranMs - waitedMs),
+  };
+}
+
 /**
  * Starts the ticks. `longest(reset)` answers the longest gap since the last reset — gapMs, and where
  * Linux tells it ranMs, waitedMs (of which otherThreadsMs went to the server's other threads, as
@@ -200,23 +212,8 @@ export function watchStalls() {
     mark();
     const now = sample();
     const gapMs = now.at - last.at;
-    if (!longest || gapMs > longest.gapMs) {
-      longest = { gapMs, from: last.at, to: now.at };
-      if (now.thread && last.thread) {
-        const ranMs = now.thread[0] - last.thread[0];
-        const waitedMs = now.thread[1] - last.thread[1];
-        const otherThreadsMs = Math.max(0, now.cpu - last.cpu - ranMs);
-        longest = {
-          gapMs,
-          from: last.at,
-          to: now.at,
-          ranMs,
-          waitedMs,
-          otherThreadsMs: Math.min(otherThreadsMs, waitedMs),
-          asleepMs: Math.max(0, gapMs - ranMs - waitedMs),
-        };
-      }
-    }
+    if (!longest || gapMs > longest.gapMs)
+      longest = { gapMs, from: last.at, to: now.at, ...split(last, now, gapMs) };
     last = now;
   }, TICK_MS);
   timer.unref();

@@ -91,6 +91,11 @@ export interface LoopStall {
   readonly gcMs?: Readonly<Record<string, number>>;
   /** What the thread was in at each 2 ms look during the stall: a system call's name, or "running". */
   readonly seen?: Readonly<Record<string, number>>;
+  /**
+   * The CPU each role of the server's threads took during the stall (from the sampler's first look,
+   * 10 ms in, to its end), in ms: the loop, V8's platform pool, libuv's pool or node's own, worker threads.
+   */
+  readonly threadsMs?: Readonly<Record<string, number>>;
 }
 
 export interface StartOptions {

@@ -140,8 +140,18 @@ function stallText(stall: LoopStall): string {
   return (
     `${gap}: ${fmt(stall.ranMs, 1)} ms on the core, ${fmt(stall.waitedMs, 1)} ms waiting for it ` +
     `(at most ${fmt(stall.otherThreadsMs ?? 0, 1)} ms of it to the server's other threads), ` +
-    `${fmt(stall.asleepMs ?? 0, 1)} ms asleep in a system call${seenText(stall.seen)}${gcText(stall.gcMs)}`
+    `${fmt(stall.asleepMs ?? 0, 1)} ms asleep in a system call${seenText(stall.seen)}${gcText(stall.gcMs)}` +
+    threadsText(stall.threadsMs)
   );
+}
+
+/** Which of the server's threads had the CPU meanwhile, the most first (1 ms or more). */
+function threadsText(threadsMs: LoopStall['threadsMs']): string {
+  const parts = Object.entries(threadsMs ?? {})
+    .filter(([, ms]) => ms >= 1)
+    .sort(([, a], [, b]) => b - a)
+    .map(([role, ms]) => `${role} ${fmt(ms, 1)} ms`);
+  return parts.length ? ` — CPU of the server's threads from 10 ms in: ${parts.join(', ')}` : '';
 }
 
 /** V8's pauses inside the stall, by kind. */

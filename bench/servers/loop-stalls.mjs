@@ -8,8 +8,10 @@
 // of the process, so the two together say whether the core went to the server's other threads or
 // to another process. The rest of a gap is sleep; which system call it slept in, a thread of its
 // own reads from /proc/<pid>/task/<tid>/syscall every 2 ms while the loop's ticks are late
-// (proc(5): the call's number, or "running").
-import { readFileSync } from 'node:fs';
+// (proc(5): the call's number, or "running"). Which of the server's threads took the core, the same
+// thread tells from every thread's schedstat read when the ticks turn late and again when they
+// resume (threadRoles: Node names none of them).
+import { readdirSync, readFileSync } from 'node:fs';
 import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
 import { MessageChannel, Worker } from 'node:worker_threads';
 
@@ -78,57 +80,123 @@ const SYSCALLS = {
   },
 };
 
+/**
+ * V8's platform pool: `--v8-pool-size` (node's default 4), from the flags the process started with;
+ * undefined where node sizes it itself (0).
+ */
+function v8PoolSize() {
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  const given = flags.findLast((flag) => flag.startsWith('--v8-pool-size='));
+  const size = given === undefined ? 4 : Number(given.slice('--v8-pool-size='.length));
+  return size > 0 ? size : undefined;
+}
+
+/**
+ * Each thread's role by its rank among the process's thread ids (Linux hands ids out in order, so
+ * another process starting threads meanwhile shifts the offsets, not the order): node starts the
+ * main thread, its delayed-task scheduler, then V8's platform pool, before any JavaScript runs;
+ * libuv's pool and node's own threads follow; threads started after the probe are worker threads
+ * (the SQLite file's warmth reader) and their helpers. Checked on Node 20 and 22: a full GC's
+ * concurrent marking runs on ranks 2 … 1+pool, a pbkdf2 on libuv's four after the one that follows.
+ */
+function threadRoles() {
+  const pool = v8PoolSize();
+  let others = [];
+  try {
+    others = readdirSync('/proc/self/task')
+      .map(Number)
+      .filter((tid) => tid !== process.pid)
+      .sort((a, b) => a - b);
+  } catch {}
+  const roles = { [process.pid]: 'the loop' };
+  others.forEach((tid, rank) => {
+    roles[tid] =
+      pool !== undefined && rank >= 1 && rank <= pool ? "V8's platform pool" : 'libuv pool or node';
+  });
+  return roles;
+}
+
 /** A sample's first word named: a system call, "running", or "-1" (in the kernel outside one, e.g. a page fault). */
 const callName = (word) => SYSCALLS[process.arch]?.[word] ?? (/^\d+$/.test(word) ? `syscall ${word}` : word);
 
 // The sampler (evaluated CommonJS): each episode of late ticks is counted by what the loop's
-// thread was in; it keeps the longest episode, which is the main thread's longest gap.
+// thread was in, and by how much CPU each thread of the process took from its first late look to
+// the tick that ended it, by role; it keeps the longest episode, which is the main thread's longest
+// gap.
 const SAMPLER = `
 const { workerData, receiveMessageOnPort } = require('node:worker_threads');
-const { readFileSync } = require('node:fs');
-const { port, shared, file, staleMs, sampleMs } = workerData;
+const { readdirSync, readFileSync, readlinkSync } = require('node:fs');
+const { port, shared, file, staleMs, sampleMs, roles } = workerData;
 const tick = new Float64Array(shared);
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
+const self = readlinkSync('/proc/thread-self').split('/').pop();
+const cpuByThread = () => {
+  const ms = {};
+  for (const tid of readdirSync('/proc/self/task')) {
+    try { ms[tid] = Number(readFileSync('/proc/self/task/' + tid + '/schedstat', 'utf8').split(' ')[0]) / 1e6; } catch {}
+  }
+  return ms;
+};
+const byRole = (from, to) => {
+  const ms = {};
+  for (const [tid, now] of Object.entries(to)) {
+    const role = tid === self ? 'this sampler' : roles[tid] ?? 'started later (worker threads)';
+    ms[role] = (ms[role] ?? 0) + now - (from[tid] ?? 0);
+  }
+  return ms;
+};
 let current;
 let longest;
 for (;;) {
   Atomics.wait(sleeper, 0, 0, sampleMs);
   for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
-    port.postMessage(longest?.seen);
+    port.postMessage(longest && { seen: longest.seen, threadsMs: longest.threadsMs });
     if (m.message.reset) longest = undefined;
   }
   const last = tick[0];
   if (current && last !== current.start) {
     current.gapMs = last - current.start;
+    current.threadsMs = byRole(current.cpu, cpuByThread());
     if (!longest || current.gapMs > longest.gapMs) longest = current;
     current = undefined;
   }
   if (performance.timeOrigin + performance.now() - last > staleMs) {
-    current ??= { start: last, seen: {} };
+    current ??= { start: last, seen: {}, cpu: cpuByThread() };
     let word = 'unreadable';
     try { word = readFileSync(file, 'utf8').split(' ')[0].trim(); } catch {}
     current.seen[word] = (current.seen[word] ?? 0) + 1;
   }
 }`;
 
-/** Starts the sampler; the function it answers gives its longest episode: what the thread was seen in, by call. */
+/**
+ * Starts the sampler; the function it answers gives its longest episode: what the thread was seen
+ * in, by call, and the CPU each role of thread took meanwhile.
+ */
 function startSampler(tick) {
   const { port1, port2 } = new MessageChannel();
   const file = `/proc/self/task/${process.pid}/syscall`;
   const worker = new Worker(SAMPLER, {
     eval: true,
-    workerData: { port: port2, shared: tick.buffer, file, staleMs: STALE_MS, sampleMs: SAMPLE_MS },
+    workerData: {
+      port: port2,
+      shared: tick.buffer,
+      file,
+      staleMs: STALE_MS,
+      sampleMs: SAMPLE_MS,
+      roles: threadRoles(),
+    },
     transferList: [port2],
   });
   worker.unref();
   port1.unref();
   return (reset) =>
     new Promise((resolve) => {
-      port1.once('message', (words) => {
-        if (!words) return resolve(undefined);
+      port1.once('message', (episode) => {
+        if (!episode) return resolve(undefined);
         const seen = {};
-        for (const [word, n] of Object.entries(words)) seen[callName(word)] = (seen[callName(word)] ?? 0) + n;
-        resolve(seen);
+        for (const [word, n] of Object.entries(episode.seen))
+          seen[callName(word)] = (seen[callName(word)] ?? 0) + n;
+        resolve({ seen, threadsMs: episode.threadsMs });
       });
       port1.postMessage({ reset });
     });
@@ -194,8 +262,9 @@ function split(last, now, gapMs) {
 /**
  * Starts the ticks. `longest(reset)` answers the longest gap since the last reset — gapMs, and where
  * Linux tells it ranMs, waitedMs (of which otherThreadsMs went to the server's other threads, as
- * far as they ran meanwhile), asleepMs, gcMs (V8's pauses inside the gap, by kind), and `seen`:
- * what the thread was in at each of the sampler's looks, by system call — or undefined before the
+ * far as they ran meanwhile), asleepMs, gcMs (V8's pauses inside the gap, by kind), `seen`:
+ * what the thread was in at each of the sampler's looks, by system call, and `threadsMs`: the CPU
+ * each role of thread took from the sampler's first look to the gap's end — or undefined before the
  * first tick.
  */
 export function watchStalls() {
@@ -220,11 +289,11 @@ export function watchStalls() {
   return {
     longest: async (reset) => {
       const found = longest;
-      const seen = await sampled(reset);
+      const episode = await sampled(reset);
       if (reset) longest = undefined;
       if (!found) return undefined;
       const { from, to, ...answer } = found;
-      return { ...answer, gcMs: gcWithin(from, to), ...(seen ? { seen } : {}) };
+      return { ...answer, gcMs: gcWithin(from, to), ...episode };
     },
   };
 }

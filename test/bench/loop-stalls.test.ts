@@ -13,18 +13,32 @@ import { pruneRun } from '../helpers/bench-measurement.js';
 
 const PROBE = join(import.meta.dirname, '..', '..', 'bench', 'servers', 'probe.mjs');
 const HOLD_MS = 120;
+/** How long the loop sleeps while a worker thread spins. */
+const BESIDE_MS = 300;
 
 /**
  * A child that, told to, holds its loop HOLD_MS — spinning on the CPU, or asleep in a wait — or
  * collects a heap of a million live objects (a full GC, tens of milliseconds).
  */
 const CHILD = `
+const { Worker } = require('node:worker_threads');
+const go = new Int32Array(new SharedArrayBuffer(4));
+const SPIN = 'const go = new Int32Array(require("node:worker_threads").workerData); Atomics.wait(go, 0, 0); ' +
+  'const end = Date.now() + ${BESIDE_MS * 2}; while (Date.now() < end);';
+new Worker(SPIN, { eval: true, workerData: go.buffer }).unref();
 globalThis.kept = Array.from({ length: 1e6 }, (_, i) => ({ i }));
 process.on('message', (m) => {
   // Spins for HOLD_MS of the thread's own CPU time, however busy the machine's cores are.
   if (m.kind === 'spin') { const cpu = () => process.cpuUsage().user / 1000, end = cpu() + ${HOLD_MS}; while (cpu() < end); }
   if (m.kind === 'sleep') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${HOLD_MS});
   if (m.kind === 'gc') globalThis.gc();
+  // A worker thread, started beforehand, spins while the loop sleeps: the core time goes to a
+  // thread started after the probe. Longer than the child's own start-up collections.
+  if (m.kind === 'beside') {
+    Atomics.store(go, 0, 1);
+    Atomics.notify(go, 0);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${BESIDE_MS});
+  }
   if (m.kind !== 'loop') setTimeout(() => process.send({ kind: 'held' }), 30);
 });
 process.send({ kind: 'ready' });
@@ -46,7 +60,7 @@ function reply(child: ReturnType<typeof fork>, kind: string): Promise<{ value?: 
 const mostSeen = (seen: Record<string, number> | undefined) =>
   Object.entries(seen ?? {}).sort(([, a], [, b]) => b - a)[0]?.[0];
 
-async function stallAfter(child: ReturnType<typeof fork>, hold: 'spin' | 'sleep' | 'gc') {
+async function stallAfter(child: ReturnType<typeof fork>, hold: 'spin' | 'sleep' | 'gc' | 'beside') {
   const reset = reply(child, 'loop');
   child.send({ kind: 'loop', reset: true });
   await reset;
@@ -84,6 +98,25 @@ describe('bench probe: the longest stall of the event loop', { skip: process.pla
     }
   });
 
+  it("names the role of the server's thread that took the CPU during a stall", {
+    timeout: 30_000,
+  }, async () => {
+    const child = fork('--eval', [CHILD], { execArgv: ['--import', PROBE] });
+    try {
+      await reply(child, 'ready');
+      const stall = await stallAfter(child, 'beside');
+      assert.ok(stall.gapMs >= BESIDE_MS, `gap ${stall.gapMs} ms`);
+      const threads = stall.threadsMs ?? {};
+      const [busiest, ms] = Object.entries(threads).sort(([, a], [, b]) => b - a)[0] ?? [];
+      // The worker spins from before the sleep to after it; the sampler's window starts 10 ms in.
+      assert.equal(busiest, 'started later (worker threads)', JSON.stringify(threads));
+      assert.ok(ms! >= BESIDE_MS * 0.3, JSON.stringify(threads));
+      assert.ok((threads['the loop'] ?? 0) < BESIDE_MS * 0.3, JSON.stringify(threads));
+    } finally {
+      child.kill();
+    }
+  });
+
   it('reports the split under the prune table', () => {
     const loop = (gapMs: number, ranMs: number, waitedMs: number): LoopDelay => ({
       maxMs: gapMs - 5,
@@ -97,6 +130,7 @@ describe('bench probe: the longest stall of the event loop', { skip: process.pla
         asleepMs: gapMs - ranMs - waitedMs,
         seen: { running: 2, pread64: 20 },
         gcMs: { major: 12.25 },
+        threadsMs: { 'the loop': 4.2, "V8's platform pool": 48.5, 'this sampler': 0.4 },
       },
     });
     const table = pruneTable(
@@ -108,7 +142,7 @@ describe('bench probe: the longest stall of the event loop', { skip: process.pla
     );
     assert.match(
       table,
-      /before the prune a 20 ms gap: 15 ms on the core, 3 ms waiting for it \(at most 0\.5 ms of it to the server's other threads\), 2 ms asleep in a system call[^;]*; during the prune a 59\.3 ms gap: 4\.2 ms on the core, 52\.6 ms waiting for it.* \(seen every 2 ms in: pread64 ×20, running ×2\), garbage collection in it: major 12\.3 ms\./,
+      /before the prune a 20 ms gap: 15 ms on the core, 3 ms waiting for it \(at most 0\.5 ms of it to the server's other threads\), 2 ms asleep in a system call[^;]*; during the prune a 59\.3 ms gap: 4\.2 ms on the core, 52\.6 ms waiting for it.* \(seen every 2 ms in: pread64 ×20, running ×2\), garbage collection in it: major 12\.3 ms — CPU of the server's threads from 10 ms in: V8's platform pool 48\.5 ms, the loop 4\.2 ms\./,
     );
   });
 });

@@ -11,10 +11,9 @@ import { cpuSecondsOf, freePort, LOAD_CORE, type ServerProcess, startServer } fr
 import { submitPage } from '../html-form.js';
 import { PgStats, RoundTripCounter } from '../pg-stats.js';
 import { PrivateCluster, treeCpuSeconds } from '../postgres.js';
-import { PROTECTED, schoolauthEnv, seedDemo } from './schoolauth.js';
+import { PROTECTED, SHIPPED_SERVER_ARGS, schoolauthEnv, seedDemo } from './schoolauth.js';
 import type { OAuthTarget } from './target.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const BALANCER = join(import.meta.dirname, '..', 'servers', 'balancer-server.ts');
 const DATABASE = 'schoolauth';
 
@@ -55,7 +54,7 @@ export async function startSchoolauthPostgres(
     const instances: ServerProcess[] = [];
     for (const port of ports) {
       const server = await startServer('schoolauth', {
-        args: [join(ROOT, 'dist/src/main.js')],
+        args: SHIPPED_SERVER_ARGS,
         env,
         port,
         readyPath: '/healthz',

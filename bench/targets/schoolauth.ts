@@ -1,11 +1,13 @@
 /**
- * schoolauth as shipped: the compiled build (`node dist/src/main.js`) on a fresh SQLite file,
+ * schoolauth as shipped: the compiled build (`node dist/src/main.js`, with the node flags `npm start`
+ * gives it) on a fresh SQLite file,
  * production logging (LOG_LEVEL=info, to /dev/null unless a log file is asked for), rate limits
  * on with every limit raised above any load the bench makes (so their cost shows, never a 429),
  * and the demo school seeded beforehand with the CLI so the bench knows the sign-in.
  * `rateLimits: false` is the configuration measured before issue 22: RATE_LIMITS=off.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, startServer } from '../child.js';
 import { type Credentials, submitPage } from '../html-form.js';
@@ -13,6 +15,26 @@ import type { OAuthTarget } from './target.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 export const PROTECTED = { path: '/api/v1/account', scope: 'account:read' };
+
+/**
+ * The node flags of `npm start` (package.json: `node <flags> scripts/start.mjs`), so the bench runs
+ * the server as an operator does; throws when the start script has another shape, rather than
+ * measuring without them.
+ */
+export function shippedNodeFlags(packageJson = join(ROOT, 'package.json')): string[] {
+  const start: unknown = JSON.parse(readFileSync(packageJson, 'utf8')).scripts?.start;
+  const words = typeof start === 'string' ? start.trim().split(/\s+/) : [];
+  if (
+    words[0] !== 'node' ||
+    words.at(-1) !== 'scripts/start.mjs' ||
+    !words.slice(1, -1).every((w) => w.startsWith('--'))
+  )
+    throw new Error(`package.json's start script is not "node <flags> scripts/start.mjs": ${String(start)}`);
+  return words.slice(1, -1);
+}
+
+/** How the bench runs the compiled server: `npm start`'s node flags, then dist/src/main.js. */
+export const SHIPPED_SERVER_ARGS: readonly string[] = [...shippedNodeFlags(), join(ROOT, 'dist/src/main.js')];
 
 export function seedDemo(env: Record<string, string>): Credentials {
   const out = execFileSync(process.execPath, [join(ROOT, 'dist/src/cli/main.js'), 'demo'], {
@@ -82,7 +104,7 @@ export async function startSchoolauth(
   const who = seedDemo(env);
   await beforeStart?.(env, `http://127.0.0.1:${port}`);
   const server = await startServer('schoolauth', {
-    args: [join(ROOT, 'dist/src/main.js')],
+    args: SHIPPED_SERVER_ARGS,
     env,
     port,
     readyPath: '/healthz',

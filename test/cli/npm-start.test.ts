@@ -74,4 +74,16 @@ describe('npm start', () => {
     assert.match(r.stderr, /compiling TypeScript/);
     assert.equal(r.stdout.trim(), 'second build');
   });
+
+  // V8's platform pool (node's default four threads) sized to the cores the server may use, less
+  // the loop's: on one core, four collection helpers woken together held the loop 60–70 ms
+  // (docs/performance.md, "V8's pool on the loop's core").
+  it("runs the server with V8's platform pool sized to its cores (--v8-pool-size=0)", () => {
+    writeFileSync(join(project, 'src/main.ts'), "console.log(process.execArgv.join(' '));\n");
+    const later = new Date(Date.now() + 10000);
+    utimesSync(join(project, 'src/main.ts'), later, later);
+    const r = start();
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /(^| )--v8-pool-size=0( |$)/m);
+  });
 });

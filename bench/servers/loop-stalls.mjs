@@ -12,6 +12,7 @@
 // thread tells from every thread's schedstat read when the ticks turn late and again when they
 // resume (threadRoles: Node names none of them).
 import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
 import { MessageChannel, Worker } from 'node:worker_threads';
 
@@ -81,23 +82,25 @@ const SYSCALLS = {
 };
 
 /**
- * V8's platform pool: `--v8-pool-size` (node's default 4), from the flags the process started with;
- * undefined where node sizes it itself (0).
+ * V8's platform pool: `--v8-pool-size` from the flags the process started with (node's default 4;
+ * 0, as `npm start` gives it, is the cores the process may use less one, at least one —
+ * GetActualThreadPoolSize in node's src/node_platform.cc).
  */
 function v8PoolSize() {
-  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  // The command line wins over NODE_OPTIONS, so it is read last.
+  const flags = [...(process.env.NODE_OPTIONS ?? '').split(/\s+/), ...process.execArgv];
   const given = flags.findLast((flag) => flag.startsWith('--v8-pool-size='));
   const size = given === undefined ? 4 : Number(given.slice('--v8-pool-size='.length));
-  return size > 0 ? size : undefined;
+  return size >= 1 ? size : Math.max(availableParallelism() - 1, 1);
 }
 
 /**
  * Each thread's role by its rank among the process's thread ids (Linux hands ids out in order, so
- * another process starting threads meanwhile shifts the offsets, not the order): node starts the
- * main thread, its delayed-task scheduler, then V8's platform pool, before any JavaScript runs;
- * libuv's pool and node's own threads follow; threads started after the probe are worker threads
- * (the SQLite file's warmth reader) and their helpers. Checked on Node 20 and 22: a full GC's
- * concurrent marking runs on ranks 2 … 1+pool, a pbkdf2 on libuv's four after the one that follows.
+ * another process starting threads meanwhile shifts the offsets, not the order). Before any
+ * JavaScript runs node starts, after the main thread, its delayed-task scheduler and then V8's
+ * platform pool; libuv's pool and node's own threads follow; threads started after the probe are
+ * worker threads (the SQLite file's warmth reader) and their helpers. Checked by making each busy:
+ * a GC's concurrent marking ran on the `pool` threads after the scheduler, a pbkdf2 on later ones.
  */
 function threadRoles() {
   const pool = v8PoolSize();
@@ -110,8 +113,7 @@ function threadRoles() {
   } catch {}
   const roles = { [process.pid]: 'the loop' };
   others.forEach((tid, rank) => {
-    roles[tid] =
-      pool !== undefined && rank >= 1 && rank <= pool ? "V8's platform pool" : 'libuv pool or node';
+    roles[tid] = rank >= 1 && rank <= pool ? "V8's platform pool" : 'libuv pool or node';
   });
   return roles;
 }

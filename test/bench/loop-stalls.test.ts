@@ -32,6 +32,8 @@ process.on('message', (m) => {
   if (m.kind === 'spin') { const cpu = () => process.cpuUsage().user / 1000, end = cpu() + ${HOLD_MS}; while (cpu() < end); }
   if (m.kind === 'sleep') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${HOLD_MS});
   if (m.kind === 'gc') globalThis.gc();
+  // Allocation that keeps two million objects live: V8 marks them concurrently on its pool.
+  if (m.kind === 'churn') { const ring = []; for (let i = 0; i < 4e6; i++) ring[i % 2e6] = { i, s: 'x' + i }; globalThis.ring = ring; }
   // A worker thread, started beforehand, spins while the loop sleeps: the core time goes to a
   // thread started after the probe. Longer than the child's own start-up collections.
   if (m.kind === 'beside') {
@@ -60,7 +62,10 @@ function reply(child: ReturnType<typeof fork>, kind: string): Promise<{ value?: 
 const mostSeen = (seen: Record<string, number> | undefined) =>
   Object.entries(seen ?? {}).sort(([, a], [, b]) => b - a)[0]?.[0];
 
-async function stallAfter(child: ReturnType<typeof fork>, hold: 'spin' | 'sleep' | 'gc' | 'beside') {
+async function stallAfter(
+  child: ReturnType<typeof fork>,
+  hold: 'spin' | 'sleep' | 'gc' | 'beside' | 'churn',
+) {
   const reset = reply(child, 'loop');
   child.send({ kind: 'loop', reset: true });
   await reset;
@@ -112,6 +117,24 @@ describe('bench probe: the longest stall of the event loop', { skip: process.pla
       assert.equal(busiest, 'started later (worker threads)', JSON.stringify(threads));
       assert.ok(ms! >= BESIDE_MS * 0.3, JSON.stringify(threads));
       assert.ok((threads['the loop'] ?? 0) < BESIDE_MS * 0.3, JSON.stringify(threads));
+    } finally {
+      child.kill();
+    }
+  });
+
+  it("counts V8's concurrent marking as its platform pool's, with the pool as npm start sizes it", {
+    timeout: 30_000,
+  }, async () => {
+    const child = fork('--eval', [CHILD], { execArgv: ['--import', PROBE, '--v8-pool-size=0'] });
+    try {
+      await reply(child, 'ready');
+      const stall = await stallAfter(child, 'churn');
+      const threads = stall.threadsMs ?? {};
+      assert.ok((threads["V8's platform pool"] ?? 0) >= 5, JSON.stringify(threads));
+      assert.ok(
+        (threads['libuv pool or node'] ?? 0) < threads["V8's platform pool"]!,
+        JSON.stringify(threads),
+      );
     } finally {
       child.kill();
     }

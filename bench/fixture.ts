@@ -74,13 +74,22 @@ export class Fixture {
   private async setUp(): Promise<void> {
     this.client = await this.step('registration', () => registerClient(this.meta));
     if (!this.client) return;
-    // The first pass signs in and consents to the wider (OpenID) scope set. Later authorizations
-    // reuse the session; schoolauth shows its consent page to a public client every time (RFC 8252
-    // §8.6, SPEC §6), which mintCode answers like the first, while node-oidc-provider's remembered
-    // grant answers with a code at once.
+    // The reader's tokens come from a session of their own, which nothing later signs in to: a
+    // node-oidc-provider access token is valid only while its session's grant for the client is
+    // the one it was issued under (expiresWithSession, models/token_helpers.js), and a later
+    // consent in a shared session (a pool's authorization tried again) replaced that grant and
+    // answered userinfo 401 for the rest of a full run. The pools' authorizations sign in with
+    // `jar`; schoolauth shows its consent page to a public client every time (RFC 8252 §8.6,
+    // SPEC §6), which mintCode answers, while node-oidc-provider's remembered grant answers with a
+    // code at once.
     const client = this.client;
     const code = await this.step('authorize', () =>
-      followToCode(this.authorizeUrl(this.target.readerScope), client, this.jar, this.target.answerPage),
+      followToCode(
+        this.authorizeUrl(this.target.readerScope),
+        client,
+        new CookieJar(),
+        this.target.answerPage,
+      ),
     );
     if (code === undefined) return;
     this.reader = await this.step('token', () => exchangeCode(this.meta, client, code, this.pkce));

@@ -145,11 +145,14 @@ function stallText(stall: LoopStall): string {
   );
 }
 
+/** A record's entries, the largest value first. */
+const largestFirst = (record: Readonly<Record<string, number>>) =>
+  Object.entries(record).sort(([, a], [, b]) => b - a);
+
 /** Which of the server's threads had the CPU meanwhile, the most first (1 ms or more). */
 function threadsText(threadsMs: LoopStall['threadsMs']): string {
-  const parts = Object.entries(threadsMs ?? {})
+  const parts = largestFirst(threadsMs ?? {})
     .filter(([, ms]) => ms >= 1)
-    .sort(([, a], [, b]) => b - a)
     .map(([role, ms]) => `${role} ${fmt(ms, 1)} ms`);
   return parts.length ? ` — CPU of the server's threads from 10 ms in: ${parts.join(', ')}` : '';
 }
@@ -165,9 +168,7 @@ function gcText(gcMs: LoopStall['gcMs']): string {
 /** What the sampler saw the thread in, most often first. */
 function seenText(seen: LoopStall['seen']): string {
   if (!seen) return '';
-  const parts = Object.entries(seen)
-    .sort(([, a], [, b]) => b - a)
-    .map(([what, n]) => `${what} ×${n}`);
+  const parts = largestFirst(seen).map(([what, n]) => `${what} ×${n}`);
   return ` (seen every 2 ms in: ${parts.join(', ')})`;
 }
 

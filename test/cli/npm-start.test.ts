@@ -76,8 +76,8 @@ describe('npm start', () => {
   });
 
   // V8's platform pool (node's default four threads) sized to the cores the server may use, less
-  // the loop's: on one core, four collection helpers woken together held the loop 60–70 ms
-  // (docs/performance.md, "V8's pool on the loop's core").
+  // the loop's: on one core, four collection helpers woken together took the loop's core for about
+  // 20 ms of its longest stall (docs/performance.md, "V8's pool on the loop's core").
   it("runs the server with V8's platform pool sized to its cores (--v8-pool-size=0)", () => {
     writeFileSync(join(project, 'src/main.ts'), "console.log(process.execArgv.join(' '));\n");
     const later = new Date(Date.now() + 10000);

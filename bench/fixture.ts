@@ -58,7 +58,16 @@ export class Fixture {
   /** Codes dropped unused because they had grown too old (pool-ages.ts). */
   staleCodes = 0;
   private readonly ages = new PoolAges<PoolKind>(CODE_POOLS);
-  private readonly jar = new CookieJar();
+  /**
+   * One cookie jar, so one signed-in session, per minting lane (`inParallel`): a lane mints one
+   * code at a time. node-oidc-provider gives its session a new identifier at every resume of an
+   * authorization (actions/authorization/resume.js `resetIdentifier`), so authorizations in
+   * flight together on one session race: one resumes with the identifier another has just
+   * replaced, finds no session, and answers 400 ("interaction session and authentication session
+   * mismatch") — 45–110 authorizations a full run were tried again while 16 lanes shared a jar,
+   * and once all three attempts at one code failed and stopped the run (07:07Z, 2026-11-27).
+   */
+  private readonly jars = Array.from({ length: MINT_CONCURRENCY }, () => new CookieJar());
 
   private constructor(
     readonly target: OAuthTarget,
@@ -79,7 +88,7 @@ export class Fixture {
     // the one it was issued under (expiresWithSession, models/token_helpers.js), and a later
     // consent in a shared session (a pool's authorization tried again) replaced that grant and
     // answered userinfo 401 for the rest of a full run. The pools' authorizations sign in with
-    // `jar`; schoolauth shows its consent page to a public client every time (RFC 8252 §8.6,
+    // their lanes' `jars`; schoolauth shows its consent page to a public client every time (RFC 8252 §8.6,
     // SPEC §6), which mintCode answers, while node-oidc-provider's remembered grant answers with a
     // code at once.
     const client = this.client;
@@ -117,20 +126,22 @@ export class Fixture {
   }
 
   /**
-   * One code through the authorize path, for the bench's client or `client` (the ES256 one). A
-   * failed path is tried again from an empty cookie jar (MINT_ATTEMPTS in all,
-   * `withFreshJarRetries`): node-oidc-provider's resume step answers 400 now and then while many
-   * authorizations share one session. Each retry is counted in `mintRetries`. Pages on the way
-   * are answered as a person would: schoolauth's sign-in (after a retry) and its consent page,
-   * shown to a public client with a loopback redirect every time (RFC 8252 §8.6); minting is
-   * preparation, never measured.
+   * One code through the authorize path on minting lane `lane`'s session, for the bench's client
+   * or `client` (the ES256 one). A failed path is tried again from an empty cookie jar, which then
+   * becomes the lane's (MINT_ATTEMPTS in all, `withFreshJarRetries`); each retry is counted in
+   * `mintRetries`. Pages on the way are answered as a person would: the sign-in (a lane's first
+   * code) and schoolauth's consent page, shown to a public client with a loopback redirect every
+   * time (RFC 8252 §8.6); minting is preparation, never measured.
    */
-  private mintCode(scope: string, client = this.client!): Promise<string> {
+  private mintCode(scope: string, lane: number, client = this.client!): Promise<string> {
     return withFreshJarRetries(
-      this.jar,
+      this.jars[lane]!,
       MINT_ATTEMPTS,
       (jar) => followToCode(this.authorizeUrl(scope, client), client, jar, this.target.answerPage),
-      () => this.mintRetries++,
+      (fresh) => {
+        this.mintRetries++;
+        this.jars[lane] = fresh;
+      },
     );
   }
 
@@ -147,8 +158,8 @@ export class Fixture {
     const { agentScope, readerScope } = this.target;
     if (kind === 'oidc-es256-codes') {
       const client = await this.es256();
-      for (const code of await inParallel(missing, MINT_CONCURRENCY, () =>
-        this.mintCode(readerScope, client),
+      for (const code of await inParallel(missing, MINT_CONCURRENCY, (_, lane) =>
+        this.mintCode(readerScope, lane, client),
       )) {
         this.pools[kind].push(code);
       }
@@ -157,13 +168,15 @@ export class Fixture {
     if (kind === 'codes' || kind === 'oidc-codes') {
       const scope = kind === 'codes' ? agentScope : readerScope;
       // A loop, not push(...codes): a pool for a fast server outgrows the argument limit of a call.
-      for (const code of await inParallel(missing, MINT_CONCURRENCY, () => this.mintCode(scope))) {
+      for (const code of await inParallel(missing, MINT_CONCURRENCY, (_, lane) =>
+        this.mintCode(scope, lane),
+      )) {
         this.pools[kind].push(code);
       }
       return;
     }
-    const pairs = await inParallel(missing, MINT_CONCURRENCY, async () =>
-      exchangeCode(this.meta, this.client!, await this.mintCode(agentScope), this.pkce),
+    const pairs = await inParallel(missing, MINT_CONCURRENCY, async (_, lane) =>
+      exchangeCode(this.meta, this.client!, await this.mintCode(agentScope, lane), this.pkce),
     );
     for (const pair of pairs) {
       this.pools.access.push(pair.access_token);

@@ -88,44 +88,47 @@ export function json<T>(result: HttpResult, expected: number[] = [200, 201]): T 
   return JSON.parse(result.body) as T;
 }
 
-/** Runs `task` for every index below `count`, at most `concurrency` at a time. */
+/**
+ * Runs `task` for every index below `count`, at most `concurrency` at a time, on lanes numbered
+ * from 0: a lane runs its tasks one after another, so state kept per lane (a cookie jar, a
+ * session) is never used by two tasks at once.
+ */
 export async function inParallel<T>(
   count: number,
   concurrency: number,
-  task: (index: number) => Promise<T>,
+  task: (index: number, lane: number) => Promise<T>,
 ): Promise<T[]> {
   const results: T[] = new Array(count);
   let next = 0;
-  const worker = async () => {
+  const lane = async (number: number) => {
     while (next < count) {
       const index = next++;
-      results[index] = await task(index);
+      results[index] = await task(index, number);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, (_, number) => lane(number)));
   return results;
 }
 
 /**
  * Runs `attempt` with `jar`, and again up to `attempts` times in all with a new, empty jar each
- * time, counting each retry with `onRetry`; throws the last failure. A retry that kept the shared
- * jar met the state that failed it: node-oidc-provider's resume step answered 400 on all three
- * attempts at one code while 16 authorizations shared one jar (two full runs on a fast machine,
- * 2026-11-27). An empty jar signs in again, on a session no other authorization touches.
+ * time, handing each new jar to `onRetry` (which counts it and keeps it for what follows); throws
+ * the last failure. A jar whose attempt failed may hold a session in a state the server refuses,
+ * and an empty jar signs in again on a session of its own.
  */
 export async function withFreshJarRetries<T>(
   jar: CookieJar,
   attempts: number,
   attempt: (jar: CookieJar) => Promise<T>,
-  onRetry: () => void,
+  onRetry: (fresh: CookieJar) => void,
 ): Promise<T> {
   for (let n = 1; ; n++) {
     try {
       return await attempt(jar);
     } catch (error) {
       if (n >= attempts) throw error;
-      onRetry();
       jar = new CookieJar();
+      onRetry(jar);
     }
   }
 }

@@ -66,6 +66,7 @@ export class Fixture {
    * replaced, finds no session, and answers 400 ("interaction session and authentication session
    * mismatch") — 45–110 authorizations a full run were tried again while 16 lanes shared a jar,
    * and once all three attempts at one code failed and stopped the run (07:07Z, 2026-11-27).
+   * Every caller awaits `ensure` before it calls it again, so lane n is one mint at a time.
    */
   private readonly jars = Array.from({ length: MINT_CONCURRENCY }, () => new CookieJar());
 

@@ -13,33 +13,58 @@ import { pruneRun } from '../helpers/bench-measurement.js';
 
 const PROBE = join(import.meta.dirname, '..', '..', 'bench', 'servers', 'probe.mjs');
 const HOLD_MS = 120;
-/** How long the loop sleeps while a worker thread spins. */
-const BESIDE_MS = 300;
+/** The CPU time a worker thread spins for while the loop sleeps, waiting for it. */
+const SPUN_MS = 150;
 
 /**
  * A child that, told to, holds its loop HOLD_MS — spinning on the CPU, or asleep in a wait — or
- * collects a heap of a million live objects (a full GC, tens of milliseconds).
+ * fills a heap with a million live objects and then collects it (a full GC, tens of
+ * milliseconds). The heap is filled only when asked: filled at start, V8's first major
+ * collection of it could come after 'ready' and, on a busy machine (CI), be the longest stall
+ * of another test's window (the loop 208 ms on its core while the worker had not yet spun).
  */
 const CHILD = `
 const { Worker } = require('node:worker_threads');
-const go = new Int32Array(new SharedArrayBuffer(4));
-const SPIN = 'const go = new Int32Array(require("node:worker_threads").workerData); Atomics.wait(go, 0, 0); ' +
-  'const end = Date.now() + ${BESIDE_MS * 2}; while (Date.now() < end);';
-new Worker(SPIN, { eval: true, workerData: go.buffer }).unref();
-globalThis.kept = Array.from({ length: 1e6 }, (_, i) => ({ i }));
+// The calling thread's CPU time in ms (schedstat), read without allocating: readFileSync of a
+// /proc file allocates 64 kB a call, and the scavenges that made fell inside the spin.
+const cpuClock = () => {
+  const fs = require('node:fs');
+  const fd = fs.openSync('/proc/thread-self/schedstat', 'r');
+  const bytes = Buffer.alloc(128);
+  return () => {
+    const n = fs.readSync(fd, bytes, 0, 128, 0);
+    let ns = 0;
+    for (let i = 0; i < n && bytes[i] !== 32; i++) ns = ns * 10 + bytes[i] - 48;
+    return ns / 1e6;
+  };
+};
+const threadCpu = cpuClock();
+// [0] tells the worker to spin, [1] tells the loop it has. The worker counts its own thread's CPU
+// time (schedstat), so the loop's stall holds SPUN_MS of it however busy the machine is.
+const flags = new Int32Array(new SharedArrayBuffer(8));
+const SPIN = 'const flags = new Int32Array(require("node:worker_threads").workerData); ' +
+  'const threadCpu = (' + cpuClock.toString() + ')(); Atomics.wait(flags, 0, 0); const end = threadCpu() + ${SPUN_MS}; ' +
+  'while (threadCpu() < end) for (let i = 0; i < 1e5; i++); Atomics.store(flags, 1, 1); Atomics.notify(flags, 1); ' +
+  // Then it stays, asleep: a thread gone by the stall's end has no CPU time for the sampler to read.
+  'Atomics.wait(flags, 0, 1);';
+new Worker(SPIN, { eval: true, workerData: flags.buffer }).unref();
 process.on('message', (m) => {
-  // Spins for HOLD_MS of the thread's own CPU time, however busy the machine's cores are.
-  if (m.kind === 'spin') { const cpu = () => process.cpuUsage().user / 1000, end = cpu() + ${HOLD_MS}; while (cpu() < end); }
+  // Spins for HOLD_MS of the loop thread's own CPU time, however busy the machine's cores are.
+  if (m.kind === 'spin') {
+    const end = threadCpu() + ${HOLD_MS};
+    while (threadCpu() < end) for (let i = 0; i < 1e5; i++);
+  }
   if (m.kind === 'sleep') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${HOLD_MS});
+  if (m.kind === 'fill') globalThis.kept = Array.from({ length: 1e6 }, (_, i) => ({ i }));
   if (m.kind === 'gc') globalThis.gc();
   // Allocation that keeps two million objects live: V8 marks them concurrently on its pool.
   if (m.kind === 'churn') { const ring = []; for (let i = 0; i < 4e6; i++) ring[i % 2e6] = { i, s: 'x' + i }; globalThis.ring = ring; }
-  // A worker thread, started beforehand, spins while the loop sleeps: the core time goes to a
-  // thread started after the probe. Longer than the child's own start-up collections.
+  // A worker thread, started beforehand, spins while the loop sleeps until it has: the core
+  // time goes to a thread started after the probe.
   if (m.kind === 'beside') {
-    Atomics.store(go, 0, 1);
-    Atomics.notify(go, 0);
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${BESIDE_MS});
+    Atomics.store(flags, 0, 1);
+    Atomics.notify(flags, 0);
+    Atomics.wait(flags, 1, 0, 10000);
   }
   if (m.kind !== 'loop') setTimeout(() => process.send({ kind: 'held' }), 30);
 });
@@ -64,7 +89,7 @@ const mostSeen = (seen: Record<string, number> | undefined) =>
 
 async function stallAfter(
   child: ReturnType<typeof fork>,
-  hold: 'spin' | 'sleep' | 'gc' | 'beside' | 'churn',
+  hold: 'spin' | 'sleep' | 'fill' | 'gc' | 'beside' | 'churn',
 ) {
   const reset = reply(child, 'loop');
   child.send({ kind: 'loop', reset: true });
@@ -95,6 +120,7 @@ describe('bench probe: the longest stall of the event loop', { skip: process.pla
       assert.equal(mostSeen(spun.seen), 'running', JSON.stringify(spun.seen));
       assert.deepEqual([spun.gcMs, slept.gcMs], [{}, {}], 'no collection while spinning or asleep');
       // A full collection of a large heap: the stall is V8's pause.
+      await stallAfter(child, 'fill');
       const collected = await stallAfter(child, 'gc');
       const paused = collected.gcMs?.major ?? 0;
       assert.ok(paused >= collected.gapMs * 0.5, `major GC ${paused} ms of a ${collected.gapMs} ms gap`);
@@ -110,13 +136,13 @@ describe('bench probe: the longest stall of the event loop', { skip: process.pla
     try {
       await reply(child, 'ready');
       const stall = await stallAfter(child, 'beside');
-      assert.ok(stall.gapMs >= BESIDE_MS, `gap ${stall.gapMs} ms`);
+      assert.ok(stall.gapMs >= SPUN_MS, `gap ${stall.gapMs} ms`);
       const threads = stall.threadsMs ?? {};
       const [busiest, ms] = Object.entries(threads).sort(([, a], [, b]) => b - a)[0] ?? [];
-      // The worker spins from before the sleep to after it; the sampler's window starts 10 ms in.
+      // The worker spins through the whole sleep; the sampler's window starts 10 ms in.
       assert.equal(busiest, 'started later (worker threads)', JSON.stringify(threads));
-      assert.ok(ms! >= BESIDE_MS * 0.3, JSON.stringify(threads));
-      assert.ok((threads['the loop'] ?? 0) < BESIDE_MS * 0.3, JSON.stringify(threads));
+      assert.ok(ms! >= SPUN_MS * 0.6, JSON.stringify(threads));
+      assert.ok((threads['the loop'] ?? 0) < SPUN_MS * 0.3, JSON.stringify(threads));
     } finally {
       child.kill();
     }

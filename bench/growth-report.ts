@@ -146,7 +146,7 @@ function stallText(stall: LoopStall): string {
 }
 
 /** A record's entries, the largest value first. */
-const largestFirst = (record: Readonly<Record<string, number>>) =>
+export const largestFirst = (record: Readonly<Record<string, number>>) =>
   Object.entries(record).sort(([, a], [, b]) => b - a);
 
 /** Which of the server's threads had the CPU meanwhile, the most first (1 ms or more). */

@@ -8,7 +8,7 @@ import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { LoopDelay } from '../../bench/child.js';
-import { pruneTable } from '../../bench/growth-report.js';
+import { largestFirst, pruneTable } from '../../bench/growth-report.js';
 import { pruneRun } from '../helpers/bench-measurement.js';
 
 const PROBE = join(import.meta.dirname, '..', '..', 'bench', 'servers', 'probe.mjs');
@@ -84,8 +84,7 @@ function reply(child: ReturnType<typeof fork>, kind: string): Promise<{ value?: 
 }
 
 /** What the sampler saw the thread in most often. */
-const mostSeen = (seen: Record<string, number> | undefined) =>
-  Object.entries(seen ?? {}).sort(([, a], [, b]) => b - a)[0]?.[0];
+const mostSeen = (seen: Record<string, number> | undefined) => largestFirst(seen ?? {})[0]?.[0];
 
 async function stallAfter(
   child: ReturnType<typeof fork>,
@@ -138,7 +137,7 @@ describe('bench probe: the longest stall of the event loop', { skip: process.pla
       const stall = await stallAfter(child, 'beside');
       assert.ok(stall.gapMs >= SPUN_MS, `gap ${stall.gapMs} ms`);
       const threads = stall.threadsMs ?? {};
-      const [busiest, ms] = Object.entries(threads).sort(([, a], [, b]) => b - a)[0] ?? [];
+      const [busiest, ms] = largestFirst(threads)[0] ?? [];
       // The worker spins through the whole sleep; the sampler's window starts 10 ms in.
       assert.equal(busiest, 'started later (worker threads)', JSON.stringify(threads));
       assert.ok(ms! >= SPUN_MS * 0.6, JSON.stringify(threads));

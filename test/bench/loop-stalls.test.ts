@@ -38,22 +38,21 @@ const cpuClock = () => {
     return ns / 1e6;
   };
 };
+// Spins until the thread's own CPU clock has gone on by ms, however busy the machine's cores are.
+const spinFor = (clock, ms) => { const end = clock() + ms; while (clock() < end) for (let i = 0; i < 1e5; i++); };
 const threadCpu = cpuClock();
 // [0] tells the worker to spin, [1] tells the loop it has. The worker counts its own thread's CPU
 // time (schedstat), so the loop's stall holds SPUN_MS of it however busy the machine is.
 const flags = new Int32Array(new SharedArrayBuffer(8));
 const SPIN = 'const flags = new Int32Array(require("node:worker_threads").workerData); ' +
-  'const threadCpu = (' + cpuClock.toString() + ')(); Atomics.wait(flags, 0, 0); const end = threadCpu() + ${SPUN_MS}; ' +
-  'while (threadCpu() < end) for (let i = 0; i < 1e5; i++); Atomics.store(flags, 1, 1); Atomics.notify(flags, 1); ' +
+  'const threadCpu = (' + cpuClock.toString() + ')(); Atomics.wait(flags, 0, 0); ' +
+  '(' + spinFor.toString() + ')(threadCpu, ${SPUN_MS}); Atomics.store(flags, 1, 1); Atomics.notify(flags, 1); ' +
   // Then it stays, asleep: a thread gone by the stall's end has no CPU time for the sampler to read.
   'Atomics.wait(flags, 0, 1);';
 new Worker(SPIN, { eval: true, workerData: flags.buffer }).unref();
 process.on('message', (m) => {
-  // Spins for HOLD_MS of the loop thread's own CPU time, however busy the machine's cores are.
-  if (m.kind === 'spin') {
-    const end = threadCpu() + ${HOLD_MS};
-    while (threadCpu() < end) for (let i = 0; i < 1e5; i++);
-  }
+  // Spins for HOLD_MS of the loop thread's own CPU time.
+  if (m.kind === 'spin') spinFor(threadCpu, ${HOLD_MS});
   if (m.kind === 'sleep') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${HOLD_MS});
   if (m.kind === 'fill') globalThis.kept = Array.from({ length: 1e6 }, (_, i) => ({ i }));
   if (m.kind === 'gc') globalThis.gc();

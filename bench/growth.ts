@@ -154,7 +154,7 @@ async function pruneUnderLoad(
   await contender.load(connections, options.warmup);
   await target.server.loopDelay(true);
   const beforeTimes = new ResponseTimes();
-  const before = await contender.load(connections, options.duration, undefined, beforeTimes);
+  const before = await contender.load(connections, options.duration, { responseTimes: beforeTimes });
   const beforeLoop = await target.server.loopDelay(true);
   const fired = await target.server.fireHeldInterval();
   if (fired?.timers !== 1) {
@@ -165,7 +165,7 @@ async function pruneUnderLoad(
   const ended = () => pruneEnd(readFileSync(logFile, 'utf8'), fired.at);
   let end = ended();
   while (!end && during.length < MAX_PRUNE_SECONDS) {
-    during.push(await contender.load(connections, 1, undefined, duringTimes));
+    during.push(await contender.load(connections, 1, { responseTimes: duringTimes }));
     end = ended();
   }
   const duringLoop = await target.server.loopDelay(true);

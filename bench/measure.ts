@@ -4,9 +4,11 @@
  * servers; each row holds the medians. Pools of single-use values are refilled before each run,
  * sized from the rate seen so far.
  */
+import { cpuSecondsOf } from './child.js';
 import type { Fixture } from './fixture.js';
 import { type LoadPlan, type Measurement, runLoad, type StaticRequest } from './load.js';
 import type { RoundTripCounter } from './pg-stats.js';
+import { type CpuReader, describeWait, waitUntilQuiet } from './quiet-servers.js';
 import type { ResponseTimes } from './response-times.js';
 import type { RoundTrips } from './round-trips.js';
 import type { Scenario, ScenarioName } from './scenarios.js';
@@ -148,16 +150,24 @@ export class Contender {
     return this.roundTrips.finish(requests);
   }
 
+  /** Reads the CPU seconds of the process(es) answering for this contender. */
+  readonly cpu: CpuReader = () => (this.cpuSeconds ? this.cpuSeconds() : cpuSecondsOf(this.pid));
+
   /**
    * With `window`, what it saw during the measured load only (after the pool's refill) is `window`;
-   * with `responseTimes`, every 2xx answer's time is added there.
+   * with `responseTimes`, every 2xx answer's time is added there; with `settle`, it is awaited after
+   * the refill, just before the load.
    */
   async load(
     connections: number,
     seconds: number,
-    window?: RunWindow,
-    responseTimes?: ResponseTimes,
+    extras: {
+      readonly window?: RunWindow | undefined;
+      readonly responseTimes?: ResponseTimes;
+      readonly settle?: () => Promise<void>;
+    } = {},
   ): Promise<Measurement & { readonly window?: string }> {
+    const { window, responseTimes } = extras;
     let plan = this.staticPlan;
     if (this.scenario && this.fixture) {
       if (this.scenario.pool && !this.counting) {
@@ -165,6 +175,7 @@ export class Contender {
       }
       plan = this.scenario.plan(this.fixture) as LoadPlan;
     }
+    await extras.settle?.();
     const mark = await window?.mark();
     const m = await runLoad({
       baseUrl: this.baseUrl,
@@ -184,6 +195,7 @@ export class Contender {
  * One scenario at one connection count on every contender: each warms up, then the runs take
  * turns (ours, the peer's, bare Fastify's, ours again, …), so a slow drift of the machine —
  * seen here as rates climbing by a third over a minute of load — weighs on all of them alike.
+ * Every load, warm-ups included, begins once all the servers are quiet (bench/quiet-servers.ts).
  */
 export async function measureTogether(
   scenario: ScenarioName,
@@ -191,12 +203,21 @@ export async function measureTogether(
   connections: number,
   settings: RunSettings,
 ): Promise<Row[]> {
-  for (const contender of contenders) await contender.load(connections, settings.warmup);
+  const readers = contenders.map((c) => c.cpu);
+  const settleFor = (label: string) => async () => {
+    const wait = describeWait(await waitUntilQuiet(readers));
+    if (wait) settings.log(`  ${label} ${scenario} c=${connections}: ${wait}`);
+  };
+  for (const contender of contenders)
+    await contender.load(connections, settings.warmup, { settle: settleFor(contender.label) });
   for (const contender of contenders)
     await contender.startCounting(connections, settings.duration, settings.runs);
   for (let i = 0; i < settings.runs; i++) {
     for (const contender of contenders) {
-      const m = await contender.load(connections, settings.duration, settings.window);
+      const m = await contender.load(connections, settings.duration, {
+        window: settings.window,
+        settle: settleFor(contender.label),
+      });
       contender.runs.push(m);
       const during = m.window ? `; ${m.window}` : '';
       settings.log(

@@ -32,6 +32,7 @@ export async function bootstrap(
 ): Promise<Bootstrapped> {
   const storage = await openStorage(config.databaseUrl, {
     poolSize: config.databasePoolSize,
+    namedStatements: config.databaseNamedStatements,
     timeoutSeconds: config.databaseTimeout,
     checkpointInBackground: options.server ?? false,
     // PRUNE_THREAD=worker: the server's prune on a connection of its own (config.ts says when).

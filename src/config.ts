@@ -66,6 +66,8 @@ export interface Config {
   readonly databasePoolSize: number;
   /** Seconds a request waits for the database (a connection, a statement, a SQLite lock) before 503. */
   readonly databaseTimeout: number;
+  /** PostgreSQL: the fixed statements prepared once per connection (off behind PgBouncer < 1.21). */
+  readonly databaseNamedStatements: boolean;
   /** Seed a demo school on first start. Default: only for a loopback issuer. */
   readonly seedDemo: boolean;
   readonly clientMetadata: ClientMetadataConfig;
@@ -351,6 +353,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeout: r.int('SHUTDOWN_TIMEOUT', 10, 1, 600),
     databasePoolSize: r.int('DATABASE_POOL_SIZE', 10, 1, 1000),
     databaseTimeout: r.int('DATABASE_TIMEOUT', 5, 1, 300),
+    databaseNamedStatements: r.onOff('DATABASE_NAMED_STATEMENTS', true),
     seedDemo: false,
     clientMetadata: readClientMetadata(r),
   };

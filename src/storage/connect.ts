@@ -62,6 +62,11 @@ export interface OpenOptions {
   /** PostgreSQL schema to use (created if missing); also read from `?schema=` in the URL. */
   schema?: string;
   poolSize?: number;
+  /**
+   * PostgreSQL: prepared.ts's statements sent named, planned once per connection (default true;
+   * DATABASE_NAMED_STATEMENTS, storage/statement-names.ts).
+   */
+  namedStatements?: boolean;
   /** DATABASE_TIMEOUT in seconds (default 5): PostgreSQL waits, SQLite's busy_timeout. */
   timeoutSeconds?: number;
   /** SQLite: WAL checkpoints on a worker thread (the server), not on the connection (the CLI). */
@@ -159,7 +164,12 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Storage>
     throw new Error(`PostgreSQL schema name ${JSON.stringify(schema)} must match [a-z_][a-z0-9_]*`);
   }
   const timeout = timeoutMs(options);
-  const pool = createPgPool(parsed.toString(), { max: options.poolSize ?? 10, schema, timeoutMs: timeout });
+  const pool = createPgPool(parsed.toString(), {
+    max: options.poolSize ?? 10,
+    schema,
+    timeoutMs: timeout,
+    namedStatements: options.namedStatements ?? true,
+  });
   try {
     await probePostgres(parsed.toString(), url);
     if (schema) await createSchema(pool, schema);

@@ -7,6 +7,7 @@
  */
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import pg from 'pg';
+import { StaleStatement, statementName } from './statement-names.js';
 
 const INT8_OID = 20;
 // Epoch-second columns and counts are int8; they fit a JS number, so read them as one.
@@ -22,7 +23,25 @@ export interface PgPoolOptions {
   readonly schema: string | undefined;
   /** DATABASE_TIMEOUT in milliseconds: connecting, waiting for a pooled connection, one statement. */
   readonly timeoutMs: number;
+  /**
+   * DATABASE_NAMED_STATEMENTS: prepared.ts's statements sent named, parsed and planned once per
+   * connection (statement-names.ts). Off for a pooler that does not keep a connection's prepared
+   * statements, PgBouncer before 1.21 in transaction mode (docs/deploy.md).
+   */
+  readonly namedStatements: boolean;
 }
+
+/**
+ * For each pool, the schema changes its connections have seen: a connection that prepared its
+ * statements before the last one is dropped when next checked out, instead of failing once per
+ * named statement (statement-names.ts, StaleStatement).
+ */
+interface Plans {
+  readonly named: boolean;
+  epoch: number;
+  readonly bornIn: WeakMap<pg.ClientBase, number>;
+}
+const plansOf = new WeakMap<pg.Pool, Plans>();
 
 export function createPgPool(connectionString: string, options: PgPoolOptions): pg.Pool {
   const pool = new pg.Pool({
@@ -43,12 +62,21 @@ export function createPgPool(connectionString: string, options: PgPoolOptions): 
   // A connection checked out when it breaks has no listener of the pool's: without this one its
   // `error` event ended the process. Its queries fail with the error anyway (node-postgres
   // rejects every pending query of a broken connection), and `release(error)` drops it.
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  // Each new connection also notes the schema changes seen so far (Plans).
+  const plans: Plans = { named: options.namedStatements, epoch: 0, bornIn: new WeakMap() };
+  plansOf.set(pool, plans);
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    plans.bornIn.set(client, plans.epoch);
+  });
   return pool;
 }
 
 /** A failure of the connection itself, not of the statement (a statement's carries a SQLSTATE). */
 const connectionFailed = (error: unknown): boolean => !(error instanceof pg.DatabaseError);
+
+/** SQLSTATE 0A000, which a named statement's "cached plan must not change result type" carries. */
+const FEATURE_NOT_SUPPORTED = '0A000';
 
 /** One checkout: a statement that failed with its connection marks it broken, and release drops it. */
 class Checkout implements PostgresPoolClient {
@@ -57,6 +85,7 @@ class Checkout implements PostgresPoolClient {
   constructor(
     private readonly client: pg.PoolClient,
     private readonly timeoutMs: number | undefined,
+    private readonly plans: Plans | undefined,
   ) {}
 
   // biome-ignore lint/suspicious/noExplicitAny: Kysely's overloads (statement or cursor) in one body.
@@ -64,11 +93,24 @@ class Checkout implements PostgresPoolClient {
     if (typeof sqlOrCursor !== 'string') return this.client.query(sqlOrCursor);
     // The ROLLBACK after a failed statement would otherwise wait out the timeout once more.
     if (this.broken) return Promise.reject(this.broken);
+    const name = this.plans?.named ? statementName(sqlOrCursor) : undefined;
     // node-postgres reads `query_timeout` from a statement's config; its types leave it out.
-    const config = { text: sqlOrCursor, values: parameters, query_timeout: this.timeoutMs } as pg.QueryConfig;
+    const config = {
+      text: sqlOrCursor,
+      values: parameters,
+      query_timeout: this.timeoutMs,
+      ...(name ? { name } : {}),
+    } as pg.QueryConfig;
     return this.client.query(config).catch((error: Error) => {
       if (connectionFailed(error)) this.broken = error;
-      throw error;
+      else if (name && (error as pg.DatabaseError).code === FEATURE_NOT_SUPPORTED) {
+        // "cached plan must not change result type": every connection prepared before now goes.
+        // Only the first to find the change counts it; newer connections prepared against it.
+        const plans = this.plans!;
+        if (plans.bornIn.get(this.client) === plans.epoch) plans.epoch += 1;
+        this.broken = new StaleStatement(error);
+      }
+      throw this.broken ?? error;
     }) as Promise<PostgresQueryResult<unknown>>;
   }
 
@@ -85,8 +127,18 @@ class Checkout implements PostgresPoolClient {
  * (migrations, pruning: `Storage.maintenanceDb`). `end` is the pool's only for the owner.
  */
 export function kyselyPool(pool: pg.Pool, timeoutMs: number | undefined, owner: boolean): PostgresPool {
+  const plans = plansOf.get(pool);
   return {
-    connect: async () => new Checkout(await pool.connect(), timeoutMs),
+    connect: async () => {
+      for (;;) {
+        const client = await pool.connect();
+        const born = plans?.bornIn.get(client);
+        if (!plans || born === undefined || born === plans.epoch)
+          return new Checkout(client, timeoutMs, plans);
+        // Prepared before the schema changed: closed, and the pool opens a new one.
+        client.release(new Error('named statements prepared before a schema change'));
+      }
+    },
     end: () => (owner ? pool.end() : Promise.resolve()),
   };
 }

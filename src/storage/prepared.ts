@@ -12,6 +12,7 @@ import { dialectOf } from './dialect.js';
 import type { Database } from './schema.js';
 import { readFirstNow, readRowsNow, runImmediately } from './sqlite/driver.js';
 import type { ReadNow } from './sqlite/read-now.js';
+import { nameStatement, StaleStatement } from './statement-names.js';
 
 /** Stands in for the n-th argument while the query is compiled. */
 class Argument {
@@ -22,6 +23,8 @@ interface Template {
   readonly compiled: CompiledQuery<unknown>;
   /** (position in the parameter list, argument index) for every stand-in. */
   readonly slots: ReadonlyArray<readonly [number, number]>;
+  /** Sent as a named statement (PostgreSQL, statement-names.ts). */
+  readonly named: boolean;
 }
 
 export interface Prepared<A extends unknown[], R> {
@@ -49,6 +52,8 @@ function compile<A extends unknown[]>(
 ): Template {
   const stand = Array.from({ length: arity }, (_, index) => new Argument(index)) as unknown as A;
   const compiled = build(db, ...stand).compile();
+  const named = dialectOf(db) === 'postgres';
+  if (named) nameStatement(compiled.sql);
   const slots: Array<readonly [number, number]> = [];
   compiled.parameters.forEach((value, position) => {
     if (value instanceof Argument) slots.push([position, value.index]);
@@ -59,7 +64,7 @@ function compile<A extends unknown[]>(
       throw new Error(`prepared query: argument ${index} is not a bound parameter of ${compiled.sql}`);
     }
   }
-  return { compiled, slots };
+  return { compiled, slots, named };
 }
 
 function fill<R>(template: Template, args: readonly unknown[]): CompiledQuery<R> {
@@ -70,7 +75,17 @@ function fill<R>(template: Template, args: readonly unknown[]): CompiledQuery<R>
 
 function run<R>(db: Kysely<Database>, template: Template, args: readonly unknown[]): Promise<QueryResult<R>> {
   const query = fill<R>(template, args);
-  return runImmediately<R>(db, query) ?? db.executeQuery<R>(query);
+  const immediate = runImmediately<R>(db, query);
+  if (immediate) return immediate;
+  const result = db.executeQuery<R>(query);
+  // Outside a transaction nothing was done yet: once more, on a connection that prepares the
+  // statement against the schema as it is now (statement-names.ts). In a transaction, the
+  // transaction as a whole is tried again (transaction.ts).
+  return !template.named || db.isTransaction
+    ? result
+    : result.catch((error: unknown) =>
+        error instanceof StaleStatement ? db.executeQuery<R>(query) : Promise.reject(error),
+      );
 }
 
 /**

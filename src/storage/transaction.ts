@@ -9,6 +9,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { allowImmediateInTransaction } from './sqlite/driver.js';
 import { transactionNow } from './sqlite/transaction-now.js';
+import { StaleStatement } from './statement-names.js';
 
 /**
  * Thrown by `inTransaction` called on a transaction (the request's own, src/oauth/
@@ -33,11 +34,19 @@ export function inTransaction<T>(
     });
   }
   // SQLite with its connection free: begun now, without Kysely's connection provider.
-  return (
-    transactionNow(db, work) ??
+  const now = transactionNow(db, work);
+  if (now) return now;
+  const attempt = () =>
     db.transaction().execute((trx) => {
       allowImmediateInTransaction(db, trx);
       return work(trx);
-    })
-  );
+    });
+  // PostgreSQL: a transaction stopped by a stale named statement was rolled back whole; it runs
+  // once more on a connection that prepares its statements against the schema as it is now.
+  return attempt().catch((error: unknown) => (stale(error) ? attempt() : Promise.reject(error)));
 }
+
+/** A StaleStatement, also when a nested inTransaction wrapped it. */
+const stale = (error: unknown): boolean =>
+  error instanceof StaleStatement ||
+  (error instanceof NestedWorkFailed && error.cause instanceof StaleStatement);

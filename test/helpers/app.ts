@@ -112,7 +112,7 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
   const storage = await openStorage(
     config.databaseUrl,
     schema
-      ? { schema, poolSize: 5 }
+      ? { schema, poolSize: 5, namedStatements: config.databaseNamedStatements }
       : { checkpointInBackground: fileDir !== undefined, offLoopWorker: fileDir !== undefined },
   );
   await migrateToLatest(storage.db, storage.schema);

@@ -9,7 +9,7 @@ import { issueAuthorizationCode } from '../../src/oauth/authorization-codes.js';
 import { s256 } from '../../src/oauth/pkce.js';
 import type { DialectName } from '../../src/storage/connect.js';
 import type { Account } from '../../src/storage/schema.js';
-import { createTestApp, type TestApp } from './app.js';
+import { createTestApp, type TestApp, type TestAppOptions } from './app.js';
 
 export const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
 
@@ -172,7 +172,8 @@ export function errorOf(res: LightMyRequestResponse): { status: number; error: u
 /** What a token-side suite starts from: an app, a public and a confidential client, one person. */
 export async function oauthSuite(
   dialect: DialectName,
+  options: TestAppOptions = {},
 ): Promise<{ t: TestApp; pub: RegisteredClient; conf: RegisteredClient; person: Account }> {
-  const t = await createTestApp(dialect);
+  const t = await createTestApp(dialect, options);
   return { t, pub: await register(t), conf: await registerConfidential(t), person: await createPerson(t) };
 }

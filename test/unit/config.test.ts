@@ -57,6 +57,14 @@ describe('configuration', () => {
     }
   });
 
+  it('DATABASE_NAMED_STATEMENTS: on by default, off for a pooler that drops prepared statements; nothing else', () => {
+    assert.equal(loadConfig({}).databaseNamedStatements, true);
+    assert.equal(loadConfig({ DATABASE_NAMED_STATEMENTS: 'off' }).databaseNamedStatements, false);
+    assert.deepEqual(problems({ DATABASE_NAMED_STATEMENTS: 'maybe' }), [
+      'DATABASE_NAMED_STATEMENTS="maybe": expected "on" or "off"',
+    ]);
+  });
+
   it('PRUNE_THREAD: server by default, or worker; anything else is refused, naming both', () => {
     assert.equal(loadConfig({}).pruneThread, 'server');
     assert.equal(loadConfig({ PRUNE_THREAD: 'worker' }).pruneThread, 'worker');

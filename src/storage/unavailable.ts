@@ -6,6 +6,8 @@
  * unknown error stays a bodyless 500. Knows both dialects' errors, so nothing above does.
  */
 
+import { StaleStatement } from './statement-names.js';
+
 export type UnavailableReason = 'unreachable' | 'timeout' | 'busy' | 'disk_full' | 'io_error';
 
 /** Socket errors of a connection that is gone or cannot be made (Node's `code`). */
@@ -57,6 +59,9 @@ function sqliteReason(code: string): UnavailableReason | undefined {
 }
 
 function reasonOf(error: object): UnavailableReason | undefined {
+  // A named statement found stale twice (its retry met another schema change): the next try
+  // prepares against the schema as it is then.
+  if (error instanceof StaleStatement) return 'busy';
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (code.startsWith('SQLITE_')) return sqliteReason(code);

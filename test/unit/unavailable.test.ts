@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import type { FastifyError, FastifyRequest } from 'fastify';
 import pg from 'pg';
 import { toWireError } from '../../src/error-handler.js';
+import { StaleStatement } from '../../src/storage/statement-names.js';
 import { whyUnavailable } from '../../src/storage/unavailable.js';
 
 const coded = (code: string, message = 'failed') => Object.assign(new Error(message), { code });
@@ -27,6 +28,11 @@ describe('database faults', () => {
     assert.equal(whyUnavailable(pgError('57014')), 'timeout', 'query_canceled');
     assert.equal(whyUnavailable(new AggregateError([coded('ECONNREFUSED')])), 'unreachable');
     assert.equal(whyUnavailable(new Error('wrapped', { cause: coded('ETIMEDOUT') })), 'unreachable');
+  });
+
+  it('a named statement still stale after its retry is a fault of the moment; 0A000 alone is not', () => {
+    assert.equal(whyUnavailable(new StaleStatement(pgError('0A000'))), 'busy');
+    assert.equal(whyUnavailable(pgError('0A000')), undefined);
   });
 
   it('SQLite: a full disk, an I/O error or a lock held too long; a file write on a full disk', () => {

@@ -182,8 +182,7 @@ export class Contender {
       connections,
       seconds,
       plan: plan!,
-      pid: this.pid,
-      cpuSeconds: this.cpuSeconds,
+      cpuSeconds: this.cpu,
       responseTimes,
     });
     this.rate = Math.max(this.rate, m.exhausted ? m.rps * 2 : m.rps);

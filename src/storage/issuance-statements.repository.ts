@@ -13,6 +13,7 @@
  * its next statements, or makes the touch return no row, and then no token is written.
  */
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { executeFixed } from './fixed-statements.js';
 import type { AccessToken, AuditEventRow, Database, RefreshToken } from './schema.js';
 import { insertRowFor } from './statement-parts.js';
 
@@ -44,7 +45,9 @@ async function issueAfter(
   writes: IssuanceWrites,
 ): Promise<IssuanceOutcome> {
   const { now, access, refresh, audit, touchClientId } = writes;
-  const result = await sql<{ spent: boolean; auth_time: number | null }>`with
+  const result = await executeFixed(
+    db,
+    sql<{ spent: boolean; auth_time: number | null }>`with
     spent as (${spend}),
     live as (
       update grants set last_used_at = ${now}
@@ -62,7 +65,8 @@ async function issueAfter(
             where id = ${touchClientId} and exists (select 1 from live)
           )`
     }
-    select exists (select 1 from spent) as spent, (select auth_time from live) as auth_time`.execute(db);
+    select exists (select 1 from spent) as spent, (select auth_time from live) as auth_time`,
+  );
   const row = result.rows[0];
   return { spent: row?.spent === true, authTime: row?.auth_time ?? undefined };
 }

@@ -24,8 +24,8 @@ export interface PgPoolOptions {
   /** DATABASE_TIMEOUT in milliseconds: connecting, waiting for a pooled connection, one statement. */
   readonly timeoutMs: number;
   /**
-   * DATABASE_NAMED_STATEMENTS: prepared.ts's statements sent named, parsed and planned once per
-   * connection (statement-names.ts). Off for a pooler that does not keep a connection's prepared
+   * DATABASE_NAMED_STATEMENTS: the fixed statements (prepared.ts's, and executeFixed's writes)
+   * sent named, parsed and planned once per connection (statement-names.ts). Off for a pooler that does not keep a connection's prepared
    * statements, PgBouncer before 1.21 in transaction mode (docs/deploy.md).
    */
   readonly namedStatements: boolean;

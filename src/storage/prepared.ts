@@ -9,10 +9,11 @@
 import type { Compilable, CompiledQuery, Insertable, Kysely, QueryResult } from 'kysely';
 import type { DialectName } from './connect.js';
 import { dialectOf } from './dialect.js';
+import { executeNamed } from './fixed-statements.js';
 import type { Database } from './schema.js';
 import { readFirstNow, readRowsNow, runImmediately } from './sqlite/driver.js';
 import type { ReadNow } from './sqlite/read-now.js';
-import { nameStatement, StaleStatement } from './statement-names.js';
+import { nameStatement } from './statement-names.js';
 
 /** Stands in for the n-th argument while the query is compiled. */
 class Argument {
@@ -52,8 +53,7 @@ function compile<A extends unknown[]>(
 ): Template {
   const stand = Array.from({ length: arity }, (_, index) => new Argument(index)) as unknown as A;
   const compiled = build(db, ...stand).compile();
-  const named = dialectOf(db) === 'postgres';
-  if (named) nameStatement(compiled.sql);
+  const named = dialectOf(db) === 'postgres' && nameStatement(compiled.sql);
   const slots: Array<readonly [number, number]> = [];
   compiled.parameters.forEach((value, position) => {
     if (value instanceof Argument) slots.push([position, value.index]);
@@ -77,15 +77,7 @@ function run<R>(db: Kysely<Database>, template: Template, args: readonly unknown
   const query = fill<R>(template, args);
   const immediate = runImmediately<R>(db, query);
   if (immediate) return immediate;
-  const result = db.executeQuery<R>(query);
-  // Outside a transaction nothing was done yet: once more, on a connection that prepares the
-  // statement against the schema as it is now (statement-names.ts). In a transaction, the
-  // transaction as a whole is tried again (transaction.ts).
-  return !template.named || db.isTransaction
-    ? result
-    : result.catch((error: unknown) =>
-        error instanceof StaleStatement ? db.executeQuery<R>(query) : Promise.reject(error),
-      );
+  return executeNamed<R>(db, query, template.named);
 }
 
 /**

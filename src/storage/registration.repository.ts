@@ -5,6 +5,7 @@
  * the two rows in a transaction of its own (src/oauth/register.ts).
  */
 import { type Kysely, sql } from 'kysely';
+import { executeFixed } from './fixed-statements.js';
 import type { AuditEventRow, Client, Database } from './schema.js';
 import { insertRow, insertRowFor } from './statement-parts.js';
 
@@ -14,6 +15,9 @@ export async function insertClientWithAudit(
   client: Client,
   audit: AuditEventRow,
 ): Promise<void> {
-  await sql`with registered as (${insertRow('clients', client)} returning id)
-    ${insertRowFor('audit_events', audit, 'registered')}`.execute(db);
+  await executeFixed(
+    db,
+    sql`with registered as (${insertRow('clients', client)} returning id)
+    ${insertRowFor('audit_events', audit, 'registered')}`,
+  );
 }

@@ -10,6 +10,7 @@
  * snapshot does (READ COMMITTED); one statement would read one snapshot and miss them.
  */
 import { type Kysely, sql } from 'kysely';
+import { executeFixed } from './fixed-statements.js';
 import type { AccessToken, AuditEventRow, Database } from './schema.js';
 
 /**
@@ -32,7 +33,9 @@ export async function revokeAccessTokenWithAudit(
   // The detail as JSON.stringify writes it with grant_id added last: `{…` + `,"grant_id":"…"}`.
   const open = audit.detail.slice(0, -1);
   const comma = open === '{' ? '' : ',';
-  const result = await sql<Pick<AccessToken, 'grant_id' | 'account_id'>>`with
+  const result = await executeFixed(
+    db,
+    sql<Pick<AccessToken, 'grant_id' | 'account_id'>>`with
     revoked as (
       update access_tokens set revoked_at = ${now}
       where token_hash = ${tokenHash} and client_id = ${clientId} and revoked_at is null
@@ -44,6 +47,7 @@ export async function revokeAccessTokenWithAudit(
         ${`${open}${comma}"grant_id":`} || to_json(grant_id)::text || '}'
       from revoked
     )
-    select grant_id, account_id from revoked`.execute(db);
+    select grant_id, account_id from revoked`,
+  );
   return result.rows[0];
 }

@@ -18,6 +18,8 @@ import {
   oauthSuite,
   type RegisteredClient,
   refresh,
+  register,
+  revoke,
   tokensFor,
 } from '../helpers/oauth.js';
 
@@ -33,6 +35,23 @@ async function preparedOn(t: TestApp): Promise<PreparedRow[]> {
     select statement, generic_plans, custom_plans from pg_prepared_statements
     where statement like ${'%left join "access_tokens"%'}`.execute(t.ctx.db);
   return rows;
+}
+
+/** The writes of data-modifying CTEs (executeFixed), by the table each one's first part changes. */
+const WRITES = {
+  'code exchange': 'update authorization_codes set consumed_at',
+  refresh: 'update refresh_tokens set rotated_at',
+  revocation: 'update access_tokens set revoked_at',
+  registration: 'with registered as (insert into "clients"',
+} as const;
+
+/** Which of WRITES are prepared on the connection the next statement runs on. */
+async function writesPreparedOn(t: TestApp): Promise<string[]> {
+  const { rows } = await sql<{ statement: string }>`
+    select statement from pg_prepared_statements where statement like ${'with%'}`.execute(t.ctx.db);
+  return Object.entries(WRITES)
+    .filter(([, part]) => rows.some((row) => row.statement.includes(part)))
+    .map(([write]) => write);
 }
 
 /**
@@ -94,6 +113,37 @@ for (const named of ['on', 'off'] as const) {
         // one generic plan when it costs no more: a lookup by a unique key does.
         assert.equal(rows[0]!.custom_plans + rows[0]!.generic_plans, 8);
         assert.ok(rows[0]!.generic_plans >= 1, JSON.stringify(rows[0]));
+      },
+    );
+
+    it(
+      named === 'on'
+        ? 'sends the code exchange’s, the refresh’s, revocation’s and registration’s writes named, and runs them after their tables changed'
+        : 'sends those writes unnamed',
+      async () => {
+        const flow = async () => {
+          const tokens = await tokensFor(t, conf, person);
+          const next = await refresh(t, conf, tokens.refresh_token);
+          assert.equal(next.statusCode, 200, next.body);
+          assert.equal((await revoke(t, conf, tokens.access_token)).statusCode, 200);
+          assert.equal((await introspect(t, conf, tokens.access_token)).json().active, false);
+          await register(t);
+        };
+        // One request at a time, on the connection released last (as above).
+        for (let i = 0; i < 3; i++) await flow();
+        assert.deepEqual(await writesPreparedOn(t), named === 'on' ? Object.keys(WRITES) : []);
+        // Their result columns are their own (RETURNING, a SELECT of named columns): PostgreSQL
+        // plans them again after a change, with no error for the request.
+        for (const table of [
+          'authorization_codes',
+          'refresh_tokens',
+          'access_tokens',
+          'audit_events',
+          'grants',
+        ]) {
+          await addColumn(t, table);
+        }
+        await flow();
       },
     );
 

@@ -25,8 +25,9 @@ export interface PgPoolOptions {
   readonly timeoutMs: number;
   /**
    * DATABASE_NAMED_STATEMENTS: the fixed statements (prepared.ts's, and executeFixed's writes)
-   * sent named, parsed and planned once per connection (statement-names.ts). Off for a pooler that does not keep a connection's prepared
-   * statements, PgBouncer before 1.21 in transaction mode (docs/deploy.md).
+   * sent named, parsed and planned once per connection (statement-names.ts). Off for a pooler
+   * that does not keep a connection's prepared statements, PgBouncer before 1.21 in transaction
+   * mode (docs/deploy.md).
    */
   readonly namedStatements: boolean;
 }

@@ -7,9 +7,9 @@
  *
  * Only statements whose text is one of a few are named: prepared.ts's templates, and the writes
  * of data-modifying CTEs whose text changes only with which optional parts a call has
- * (fixed-statements.ts). A Kysely query built per call (an IN list of any length) would leave a new
- * prepared statement on every connection for every shape; MAX_NAMES bounds what a mistake of that
- * kind could leave there.
+ * (fixed-statements.ts). A Kysely query built per call (an IN list of any length) would leave a
+ * new prepared statement on every connection for every shape; MAX_NAMES bounds what a mistake of
+ * that kind could leave there.
  */
 
 /**

@@ -116,7 +116,20 @@ describe('bench probe: the longest stall of the event loop', { skip: process.pla
       // Atomics.wait sleeps in futex(2); the spin is on the CPU.
       assert.equal(mostSeen(slept.seen), 'futex', JSON.stringify(slept.seen));
       assert.equal(mostSeen(spun.seen), 'running', JSON.stringify(spun.seen));
-      assert.deepEqual([spun.gcMs, slept.gcMs], [{}, {}], 'no collection while spinning or asleep');
+      // The spin still allocates a little (the clock's doubles, readSync's own objects): a scavenge
+      // of a few ms may fall in it (2.95 ms on CI, Node 22). What must not happen is the stall put
+      // down to a collection that was not there.
+      const collectedMs = (gc: Record<string, number> | undefined) =>
+        Object.values(gc ?? {}).reduce((sum, ms) => sum + ms, 0);
+      for (const [held, stall] of [
+        ['spinning', spun],
+        ['asleep', slept],
+      ] as const) {
+        assert.ok(
+          collectedMs(stall.gcMs) < HOLD_MS * 0.1,
+          `collections ${JSON.stringify(stall.gcMs)} while ${held}`,
+        );
+      }
       // A full collection of a large heap: the stall is V8's pause.
       await stallAfter(child, 'fill');
       const collected = await stallAfter(child, 'gc');

@@ -22,6 +22,8 @@ import type { OAuthTarget } from './targets/target.js';
 
 const MINT_CONCURRENCY = 16;
 const MINT_ATTEMPTS = 3;
+/** An access token's life when the token response leaves out `expires_in` (both servers' default). */
+const DEFAULT_TOKEN_LIFE_S = 3600;
 
 export type FixtureStep = 'registration' | 'authorize' | 'token';
 
@@ -52,6 +54,8 @@ export class Fixture {
   es256Client: BenchClient | undefined;
   /** Tokens of the OpenID grant, for userinfo, introspection and the protected API. */
   reader: TokenSet | undefined;
+  /** When `reader` was issued (ms), for `freshReader`. */
+  private readerIssuedAt = 0;
   readonly pkce: Pkce = newPkce();
   /** Authorizations that failed and were tried again (see mintCode). */
   mintRetries = 0;
@@ -84,6 +88,22 @@ export class Fixture {
   private async setUp(): Promise<void> {
     this.client = await this.step('registration', () => registerClient(this.meta));
     if (!this.client) return;
+    await this.mintReader();
+  }
+
+  /**
+   * The reader's tokens again once half of the access token's life has passed: a full run takes
+   * longer than the hour both servers give an access token, and the reader scenarios come last
+   * (2026-11-28: the protected GET of a 10-second-run `npm run bench` answered 401 "expired").
+   * Called before every load of a scenario that presents the reader's token (Scenario.reader).
+   */
+  async freshReader(): Promise<void> {
+    if (!this.reader) return;
+    const lifeMs = (this.reader.expires_in ?? DEFAULT_TOKEN_LIFE_S) * 1000;
+    if (Date.now() - this.readerIssuedAt >= lifeMs / 2) await this.mintReader();
+  }
+
+  private async mintReader(): Promise<void> {
     // The reader's tokens come from a session of their own, which nothing later signs in to: a
     // node-oidc-provider access token is valid only while its session's grant for the client is
     // the one it was issued under (expiresWithSession, models/token_helpers.js), and a later
@@ -92,7 +112,7 @@ export class Fixture {
     // their lanes' `jars`; schoolauth shows its consent page to a public client every time
     // (RFC 8252 §8.6, SPEC §6), which mintCode answers, while node-oidc-provider's remembered
     // grant answers with a code at once.
-    const client = this.client;
+    const client = this.client!;
     const code = await this.step('authorize', () =>
       followToCode(
         this.authorizeUrl(this.target.readerScope),
@@ -102,7 +122,11 @@ export class Fixture {
       ),
     );
     if (code === undefined) return;
-    this.reader = await this.step('token', () => exchangeCode(this.meta, client, code, this.pkce));
+    const issuedAt = Date.now();
+    const reader = await this.step('token', () => exchangeCode(this.meta, client, code, this.pkce));
+    if (reader === undefined) return;
+    this.reader = reader;
+    this.readerIssuedAt = issuedAt;
   }
 
   private async step<T>(step: FixtureStep, run: () => Promise<T>): Promise<T | undefined> {

@@ -109,6 +109,7 @@ export class Contender {
     const plan = scenario.plan(fixture);
     if (typeof plan === 'string') return plan;
     if (scenario.pool) await fixture.ensure(scenario.pool, 1);
+    if (scenario.reader) await fixture.freshReader();
     const { server } = fixture.target;
     const problem = await probe(server.baseUrl, scenario.plan(fixture) as LoadPlan);
     if (problem) return problem;
@@ -139,6 +140,7 @@ export class Contender {
     if (this.scenario?.pool && this.fixture) {
       await this.fixture.ensure(this.scenario.pool, Math.ceil(this.rate * seconds * runs * 2) + connections);
     }
+    if (this.scenario?.reader) await this.fixture?.freshReader();
     await this.roundTrips.start();
     this.counting = true;
   }
@@ -173,6 +175,8 @@ export class Contender {
       if (this.scenario.pool && !this.counting) {
         await this.fixture.ensure(this.scenario.pool, Math.ceil(this.rate * seconds * 1.5) + connections);
       }
+      // While round trips are counted the reader stays: its renewal's requests would count.
+      if (this.scenario.reader && !this.counting) await this.fixture.freshReader();
       plan = this.scenario.plan(this.fixture) as LoadPlan;
     }
     await extras.settle?.();

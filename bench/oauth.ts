@@ -31,6 +31,8 @@ export interface TokenSet {
   readonly access_token: string;
   readonly refresh_token?: string;
   readonly id_token?: string;
+  /** Seconds the access token lives (RFC 6749 §5.1); both servers send it. */
+  readonly expires_in?: number;
 }
 
 export const DISCOVERY_PATH = '/.well-known/openid-configuration';

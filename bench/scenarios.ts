@@ -38,6 +38,8 @@ export interface Scenario {
   readonly baseline?: boolean;
   /** Only schoolauth has it (the protected school API). */
   readonly schoolauthOnly?: boolean;
+  /** Presents the fixture's reader token, renewed before each load (Fixture.freshReader). */
+  readonly reader?: boolean;
   /** The load plan, or why this server cannot run the scenario (yet). */
   plan(fixture: Fixture): LoadPlan | string;
 }
@@ -134,6 +136,7 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'userinfo',
+    reader: true,
     title: 'GET userinfo (bearer)',
     plan: (f) =>
       needs(f, 'registration', 'authorize', 'token') ??
@@ -141,6 +144,7 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'introspection',
+    reader: true,
     title: 'POST introspect (RFC 7662)',
     plan: (f) =>
       needs(f, 'registration', 'authorize', 'token') ??
@@ -164,6 +168,7 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'api',
+    reader: true,
     title: 'GET protected API resource (bearer)',
     baseline: true,
     schoolauthOnly: true,

@@ -109,6 +109,74 @@ for (const dialect of DIALECTS) {
       assert.equal(await isRevoked('refresh_tokens', a.refresh_token), false);
     });
 
+    const reusedAudits = (grantId: string) =>
+      t.ctx.db
+        .selectFrom('audit_events')
+        .select('detail')
+        .where('kind', '=', 'refresh.reused')
+        .execute()
+        .then((rows) =>
+          rows.filter((r) => (JSON.parse(r.detail) as { grant_id?: string }).grant_id === grantId),
+        );
+
+    const grantOf = (refreshToken: string) =>
+      t.ctx.db
+        .selectFrom('refresh_tokens')
+        .select('grant_id')
+        .where('token_hash', '=', hashSecret(refreshToken))
+        .executeTakeFirstOrThrow()
+        .then((r) => r.grant_id);
+
+    it('a repeat while its successor is still live answers the stored pair, every time, and the successor still works', async () => {
+      const first = await tokensFor(t, pub, person);
+      const grantId = await grantOf(first.refresh_token);
+      const a = (await refresh(t, pub, first.refresh_token)).json() as TokenResponse;
+      for (let i = 0; i < 2; i++) {
+        const again = await refresh(t, pub, first.refresh_token);
+        assert.equal(again.statusCode, 200, again.body);
+        const b = again.json() as TokenResponse;
+        assert.equal(b.access_token, a.access_token);
+        assert.equal(b.refresh_token, a.refresh_token);
+      }
+      assert.equal(await isRevoked('access_tokens', a.access_token), false);
+      assert.deepEqual(await reusedAudits(grantId), []);
+      assert.equal((await refresh(t, pub, a.refresh_token)).statusCode, 200, 'the successor rotates');
+    });
+
+    it('an old refresh token repeated after its successor was itself rotated is reuse, inside the grace window: family revoked, refresh.reused audited, the one answer', async () => {
+      const first = await tokensFor(t, pub, person);
+      const grantId = await grantOf(first.refresh_token);
+      // The client rotates R0 → R1 → R2 → R3, all within the window of R0's rotation.
+      const chain: TokenResponse[] = [];
+      let token = first.refresh_token;
+      for (let i = 0; i < 3; i++) {
+        const res = await refresh(t, pub, token);
+        assert.equal(res.statusCode, 200, res.body);
+        chain.push(res.json() as TokenResponse);
+        token = chain[i]!.refresh_token;
+      }
+      t.clock.advance(1);
+      // The holder of R0 alone: no R1 (nor R2, nor R3), and the family ends.
+      const stolen = await refresh(t, pub, first.refresh_token);
+      const unknown = await refresh(t, pub, 'sa_rt_never-issued-token');
+      assert.equal(stolen.statusCode, 400);
+      assert.deepEqual(stolen.json(), unknown.json(), 'the one answer for an unusable refresh token');
+      for (const pair of [first, ...chain]) {
+        assert.equal(await isRevoked('access_tokens', pair.access_token), true);
+        assert.equal(await isRevoked('refresh_tokens', pair.refresh_token), true);
+      }
+      assert.equal((await reusedAudits(grantId)).length, 1);
+      // The live token of the chain (R3) works no more, and neither does R1 repeated.
+      assert.deepEqual(errorOf(await refresh(t, pub, chain[2]!.refresh_token)), {
+        status: 400,
+        error: 'invalid_grant',
+      });
+      assert.deepEqual(errorOf(await refresh(t, pub, chain[0]!.refresh_token)), {
+        status: 400,
+        error: 'invalid_grant',
+      });
+    });
+
     it('reuse after the grace window is invalid_grant and revokes the whole family', async () => {
       const first = await tokensFor(t, pub, person);
       const second = (await refresh(t, pub, first.refresh_token)).json() as TokenResponse;

@@ -104,7 +104,11 @@ function withinGrace(ctx: AppContext, rotatedAt: number, now: number): boolean {
 
 /**
  * A repeat within the grace window: the pair the first rotation sealed in the row, if it is still
- * live. The window is judged before the seal is opened: after it, the repeat is a reuse.
+ * live. The window is judged before the seal is opened: after it, the repeat is a reuse. A repeat
+ * answers only the immediate successor, and only while that successor is still the live token:
+ * once the successor was itself rotated, the client has moved on, and the old token presented
+ * again is a reuse too (docs/decisions.md "Refresh rotation"); else a holder of only the old
+ * token could walk the chain, each answer's refresh token repeated in turn within its window.
  */
 async function repeatOf(
   ctx: AppContext,
@@ -129,6 +133,7 @@ async function repeatOf(
   if (!access || !refresh || access.revoked_at !== null || refresh.revoked_at !== null) {
     throw unusableRefreshToken();
   }
+  if (refresh.rotated_at !== null) throw await reused(ctx, row, ip);
   return { next, accessExpiresAt: access.expires_at, scopes: splitScope(access.scopes), now };
 }
 

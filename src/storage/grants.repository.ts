@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { dialectOf } from './dialect.js';
 import type { AuthorizationCode, Database, Grant } from './schema.js';
 import { inTransaction } from './transaction.js';
 
@@ -27,13 +28,30 @@ export async function revokeGrants(
   await inTransaction(db, (trx) => revokeGrantsWithin(trx, grantIds, now));
 }
 
-/** revokeGrants inside a transaction the caller holds (its other writes commit with it). */
+/**
+ * revokeGrants inside a transaction the caller holds (its other writes commit with it).
+ *
+ * Lock order (docs/security.md "Lock order"): the grants' rows first, then their access tokens,
+ * then their refresh tokens, as every write to a grant's rows takes them. Several grants are
+ * locked in one order, by id (PostgreSQL), so two revocations of overlapping sets (Connected
+ * apps, account disable) queue instead of each holding a grant the other waits for; one grant's
+ * UPDATE is its lock. SQLite holds the whole database's write lock for the transaction.
+ */
 export async function revokeGrantsWithin(
   trx: Transaction<Database>,
   grantIds: readonly string[],
   now: number,
 ): Promise<void> {
   if (grantIds.length === 0) return;
+  if (grantIds.length > 1 && dialectOf<Database>(trx) === 'postgres') {
+    await trx
+      .selectFrom('grants')
+      .select('id')
+      .where('id', 'in', grantIds)
+      .orderBy('id')
+      .forNoKeyUpdate()
+      .execute();
+  }
   await trx
     .updateTable('grants')
     .set({ revoked_at: now })

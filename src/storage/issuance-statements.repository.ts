@@ -11,6 +11,13 @@
  * nothing (atomic single use). The grant is touched only while `revoked_at IS NULL`, with its row
  * lock: a concurrent revocation either waits for these tokens to commit and then revokes them in
  * its next statements, or makes the touch return no row, and then no token is written.
+ *
+ * Lock order (docs/security.md "Lock order"): the grant's row first, then the code or token. The
+ * `locked` CTE takes the grant's row lock, and the spend's condition `grant_id = (select id from
+ * locked)` is an InitPlan PostgreSQL evaluates before the spend's UPDATE receives, and so locks,
+ * its row. A revocation locks the grant first too, so the two queue on the grant's row instead of
+ * each holding the row the other waits for (deadlock). test/http/pg-lock-order.test.ts checks
+ * the order on the server itself.
  */
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { executeFixed } from './fixed-statements.js';
@@ -39,8 +46,13 @@ export interface IssuanceOutcome {
 
 const none = sql.raw('');
 
+/**
+ * `spend`: the UPDATE that spends the code or token, with `locked` (the grant's row, locked) in
+ * its condition, returning grant_id.
+ */
 async function issueAfter(
   db: Kysely<Database>,
+  grantId: string,
   spend: RawBuilder<unknown>,
   writes: IssuanceWrites,
 ): Promise<IssuanceOutcome> {
@@ -48,6 +60,7 @@ async function issueAfter(
   const result = await executeFixed(
     db,
     sql<{ spent: boolean; auth_time: number | null }>`with
+    locked as (select id from grants where id = ${grantId} for no key update),
     spent as (${spend}),
     live as (
       update grants set last_used_at = ${now}
@@ -78,12 +91,13 @@ async function issueAfter(
 export function redeemCodeAndIssue(
   db: Kysely<Database>,
   codeHash: string,
+  grantId: string,
   writes: IssuanceWrites,
 ): Promise<IssuanceOutcome> {
   const consume = sql`update authorization_codes set consumed_at = ${writes.now}
-    where code_hash = ${codeHash} and consumed_at is null
+    where code_hash = ${codeHash} and consumed_at is null and grant_id = (select id from locked)
     returning grant_id`;
-  return issueAfter(db, consume, writes);
+  return issueAfter(db, grantId, consume, writes);
 }
 
 /**
@@ -94,11 +108,13 @@ export function redeemCodeAndIssue(
 export function rotateRefreshTokenAndIssue(
   db: Kysely<Database>,
   tokenHash: string,
+  grantId: string,
   sealedSuccessor: string,
   writes: IssuanceWrites,
 ): Promise<IssuanceOutcome> {
   const rotate = sql`update refresh_tokens set rotated_at = ${writes.now}, successor = ${sealedSuccessor}
     where token_hash = ${tokenHash} and rotated_at is null and revoked_at is null
+      and grant_id = (select id from locked)
     returning grant_id`;
-  return issueAfter(db, rotate, writes);
+  return issueAfter(db, grantId, rotate, writes);
 }

@@ -22,6 +22,8 @@ export type RevocationAudit = Omit<AuditEventRow, 'account_id'>;
 /**
  * Revokes one live access token of a client and writes its audit row; answers its grant and
  * account, undefined when no live token of this client has this key (and nothing is written).
+ * Its grant's row is locked first (`locked`, an InitPlan of the UPDATE's condition), the order
+ * every write to a grant's rows keeps (docs/security.md "Lock order").
  */
 export async function revokeAccessTokenWithAudit(
   db: Kysely<Database>,
@@ -36,9 +38,15 @@ export async function revokeAccessTokenWithAudit(
   const result = await executeFixed(
     db,
     sql<Pick<AccessToken, 'grant_id' | 'account_id'>>`with
+    locked as (
+      select grants.id from grants join access_tokens on access_tokens.grant_id = grants.id
+      where access_tokens.token_hash = ${tokenHash}
+      for no key update of grants
+    ),
     revoked as (
       update access_tokens set revoked_at = ${now}
       where token_hash = ${tokenHash} and client_id = ${clientId} and revoked_at is null
+        and grant_id = (select id from locked)
       returning grant_id, account_id
     ),
     audit as (

@@ -35,6 +35,9 @@ const SQLSTATE_REASONS: Readonly<Record<string, UnavailableReason>> = {
   '53200': 'busy', // out_of_memory
   '53100': 'disk_full', // disk_full
   '55P03': 'busy', // lock_not_available (lock_timeout)
+  // serialization_failure, deadlock_detected: still so after transaction.ts reran the transaction
+  '40001': 'busy',
+  '40P01': 'busy',
 };
 
 /** node-postgres's own errors carry no code; these are its messages for a lost or late connection. */

@@ -14,7 +14,9 @@ import {
   listMemberships,
   updateAccount,
 } from '../../storage/accounts.repository.js';
+import { revokeGrantsWithin } from '../../storage/grants.repository.js';
 import type { Role } from '../../storage/schema.js';
+import { inTransaction } from '../../storage/transaction.js';
 import {
   type CliIo,
   CommandError,
@@ -148,23 +150,22 @@ export const accountDisable = defineCommand({
   async run(ctx, args, io) {
     const account = await existingAccount(ctx, args.email!);
     const now = ctx.now();
-    await ctx.db.transaction().execute(async (trx) => {
+    // Run again after a deadlock or serialization failure (inTransaction).
+    await inTransaction(ctx.db, async (trx) => {
       await updateAccount(trx, account.id, { disabled: 1 }, now);
       await trx.deleteFrom('sessions').where('account_id', '=', account.id).execute();
-      await trx
-        .updateTable('grants')
-        .set({ revoked_at: now })
+      // Grant first, as every write to a grant's rows (docs/security.md "Lock order").
+      const grants = await trx
+        .selectFrom('grants')
+        .select('id')
         .where('account_id', '=', account.id)
         .where('revoked_at', 'is', null)
         .execute();
-      for (const t of ['access_tokens', 'refresh_tokens'] as const) {
-        await trx
-          .updateTable(t)
-          .set({ revoked_at: now })
-          .where('account_id', '=', account.id)
-          .where('revoked_at', 'is', null)
-          .execute();
-      }
+      await revokeGrantsWithin(
+        trx,
+        grants.map((g) => g.id),
+        now,
+      );
     });
     await recordAudit(ctx.db, { kind: 'account.disabled', accountId: account.id }, now);
     io.stdout(`disabled ${account.email}; its sessions and tokens were revoked\n`);

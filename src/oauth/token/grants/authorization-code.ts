@@ -100,7 +100,7 @@ function redeemInSteps(ctx: AppContext, w: RedemptionWrites): Promise<Redemption
  * nothing and writes nothing: 'replayed', as consumeCode answered.
  */
 async function redeemInOneStatement(ctx: AppContext, w: RedemptionWrites): Promise<Redemption> {
-  const outcome = await redeemCodeAndIssue(ctx.db, w.codeHash, issuanceWrites(w));
+  const outcome = await redeemCodeAndIssue(ctx.db, w.codeHash, w.grantId, issuanceWrites(w));
   if (!outcome.spent) return 'replayed';
   if (outcome.authTime === undefined) return 'revoked';
   auditWritten(w.audit.kind);

@@ -50,7 +50,13 @@ async function rotateInOneStatement(
   ctx: AppContext,
   w: RotationWrites,
 ): Promise<NoRotation | { authTime: number; clientUseRecorded: boolean }> {
-  const outcome = await rotateRefreshTokenAndIssue(ctx.db, w.tokenHash, w.sealed, issuanceWrites(w));
+  const outcome = await rotateRefreshTokenAndIssue(
+    ctx.db,
+    w.tokenHash,
+    w.grantId,
+    w.sealed,
+    issuanceWrites(w),
+  );
   if (!outcome.spent) return 'lost';
   if (outcome.authTime === undefined) return 'revoked';
   auditWritten(w.audit.kind);

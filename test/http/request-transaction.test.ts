@@ -8,13 +8,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { recordAudit } from '../../src/audit/audit.js';
 import { OAuthError } from '../../src/errors.js';
 import { inRequestTransaction } from '../../src/oauth/request-transaction.js';
 import type { Database } from '../../src/storage/schema.js';
-import { inTransaction } from '../../src/storage/transaction.js';
-import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
+import { inTransaction, TRANSACTION_ATTEMPTS } from '../../src/storage/transaction.js';
+import { createTestApp, DIALECTS, PG_URL, type TestApp } from '../helpers/app.js';
 
 for (const dialect of DIALECTS) {
   describe(`one transaction per request [${dialect}]`, () => {
@@ -78,3 +78,86 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('a transaction PostgreSQL rolled back to be rerun runs again [postgres]', {
+  skip: PG_URL ? false : 'no PostgreSQL',
+}, () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp('postgres');
+  });
+  after(() => t?.close());
+
+  /** Two rows to lock, in either order. */
+  async function twoRows(): Promise<[number, number]> {
+    const ids: number[] = [];
+    for (const m of ['lock-a', 'lock-b']) {
+      await recordAudit(
+        t.ctx.db,
+        { kind: 'token.revoked', clientId: `${m}-${randomBytes(4).toString('hex')}` },
+        0,
+      );
+      const row = await t.ctx.db
+        .selectFrom('audit_events')
+        .select('id')
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
+      ids.push(Number(row.id));
+    }
+    return ids as [number, number];
+  }
+
+  const lock = (db: Kysely<Database>, id: number) =>
+    sql`select id from audit_events where id = ${id} for update`.execute(db);
+
+  it('two requests that lock two rows in opposite orders both complete: the deadlock victim is run again', async () => {
+    const [x, y] = await twoRows();
+    let firstLocks = 0;
+    let bothHoldOne!: () => void;
+    const barrier = new Promise<void>((resolve) => {
+      bothHoldOne = resolve;
+    });
+    const runs = [0, 0];
+    const request = (index: number, first: number, second: number) =>
+      inRequestTransaction(t.ctx.db, async (db) => {
+        runs[index]! += 1;
+        await lock(db, first);
+        // The first run of each waits until both hold their first row: then each waits on the
+        // other's (deadlock_detected, 40P01). A rerun finds the other committed.
+        if (runs[index] === 1) {
+          firstLocks += 1;
+          if (firstLocks === 2) bothHoldOne();
+          await barrier;
+        }
+        await lock(db, second);
+        return index;
+      });
+    const answers = await Promise.all([request(0, x, y), request(1, y, x)]);
+    assert.deepEqual(answers, [0, 1]);
+    assert.deepEqual([...runs].sort(), [1, 2], 'one of the two ran once, the deadlock victim twice');
+  });
+
+  it(`a transaction is run at most ${TRANSACTION_ATTEMPTS} times; then the failure reaches the caller`, async () => {
+    let runs = 0;
+    await assert.rejects(
+      inRequestTransaction(t.ctx.db, async (db) => {
+        runs += 1;
+        await sql`do $$ begin raise exception 'conflict' using errcode = '40001'; end $$`.execute(db);
+      }),
+      (error) => (error as { code?: string }).code === '40001',
+    );
+    assert.equal(runs, TRANSACTION_ATTEMPTS);
+  });
+
+  it('any other failure is not run again', async () => {
+    let runs = 0;
+    await assert.rejects(
+      inTransaction(t.ctx.db, async (trx) => {
+        runs += 1;
+        await sql`do $$ begin raise exception 'unique' using errcode = '23505'; end $$`.execute(trx);
+      }),
+      (error) => (error as { code?: string }).code === '23505',
+    );
+    assert.equal(runs, 1);
+  });
+});

@@ -42,6 +42,18 @@ describe('database faults', () => {
     assert.equal(whyUnavailable(coded('ENOSPC')), 'disk_full');
   });
 
+  it('a deadlock or serialization failure still so after the transaction was rerun answers 503 temporarily_unavailable with Retry-After, never 500', () => {
+    assert.equal(whyUnavailable(pgError('40P01')), 'busy', 'deadlock_detected');
+    assert.equal(whyUnavailable(pgError('40001')), 'busy', 'serialization_failure');
+    const request = {} as FastifyRequest;
+    for (const code of ['40P01', '40001']) {
+      const answer = toWireError(pgError(code) as unknown as FastifyError, request);
+      assert.equal(answer.status, 503);
+      assert.equal(answer.code, 'temporarily_unavailable');
+      assert.match(answer.headers['retry-after'] ?? '', /^[1-9]\d*$/);
+    }
+  });
+
   it('a statement that is wrong, or any other error, is not', () => {
     assert.equal(whyUnavailable(pgError('23505')), undefined, 'unique_violation');
     assert.equal(whyUnavailable(pgError('22021')), undefined);

@@ -4,7 +4,7 @@ import { hashSecret } from '../../src/crypto/tokens.js';
 import { openStorage, type Storage } from '../../src/storage/connect.js';
 import { DIALECTS } from '../helpers/app.js';
 import { type CliDatabase, cli, cliDatabase } from '../helpers/cli.js';
-import { addAccount, addGrant, addToken } from './fixtures.js';
+import { addAccount, addClient, addGrant, addToken } from './fixtures.js';
 
 for (const dialect of DIALECTS) {
   describe(`schoolauth client, prune and audit commands [${dialect}]`, () => {
@@ -202,6 +202,39 @@ for (const dialect of DIALECTS) {
       }
       const audit = await cli(url, ['audit', 'list', '--kind', 'client.disabled']);
       assert.match(audit.stdout, new RegExp(clientId));
+    });
+
+    it('account disable revokes every grant of the account with all their tokens, and no one else’s', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const clientId = await addClient(storage.db, 'dynamic', now);
+      const accountId = await addAccount(storage.db, now);
+      const otherId = await addAccount(storage.db, now);
+      const grants = [];
+      for (const owner of [accountId, accountId, otherId]) {
+        const grant = { id: await addGrant(storage.db, owner, clientId, now), accountId: owner, clientId };
+        await addToken(storage.db, 'access_tokens', grant, now, now + 3600);
+        await addToken(storage.db, 'refresh_tokens', grant, now, now + 86400);
+        grants.push(grant);
+      }
+      const r = await cli(url, ['account', 'disable', '--email', `${accountId.toLowerCase()}@example.com`]);
+      assert.equal(r.code, 0, r.stderr);
+      for (const grant of grants) {
+        const revoked = grant.accountId === accountId;
+        const row = await storage.db
+          .selectFrom('grants')
+          .select('revoked_at')
+          .where('id', '=', grant.id)
+          .executeTakeFirstOrThrow();
+        assert.equal(row.revoked_at !== null, revoked, `grant of ${revoked ? 'the account' : 'another'}`);
+        for (const table of ['access_tokens', 'refresh_tokens'] as const) {
+          const rows = await storage.db
+            .selectFrom(table)
+            .select('revoked_at')
+            .where('grant_id', '=', grant.id)
+            .execute();
+          assert.ok(rows.length === 1 && (rows[0]!.revoked_at !== null) === revoked, table);
+        }
+      }
     });
 
     it('prune prints counts; keys rotate and account commands are audited; audit list filters', async () => {

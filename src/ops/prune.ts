@@ -20,6 +20,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
+import { dialectOf } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import { type BatchSize, fixedBatches } from './batch-size.js';
 import { deleted, inBatches, type Pace, pageOf, walkDeleting } from './prune-batches.js';
@@ -89,7 +90,10 @@ const EXPIRING = {
 
 /**
  * Deletes up to `rows` rows of `table` that expired by `dead`, found through its expires_at
- * index; answers the grant of each row deleted.
+ * index; answers the grant of each row deleted. PostgreSQL: rows another transaction holds (a
+ * revocation marks a grant's expired tokens too, grant first) are skipped, not waited for, so a
+ * prune never holds one of a grant's rows while waiting on another (docs/security.md "Lock
+ * order"); the next prune takes them.
  */
 async function deleteExpired(
   db: Kysely<Database>,
@@ -98,9 +102,10 @@ async function deleteExpired(
   rows: number,
 ): Promise<string[]> {
   const key = EXPIRING[table];
+  const expired = db.selectFrom(table).select(key).where('expires_at', '<=', dead).limit(rows);
   const deleted = await db
     .deleteFrom(table)
-    .where(key, 'in', db.selectFrom(table).select(key).where('expires_at', '<=', dead).limit(rows))
+    .where(key, 'in', dialectOf(db) === 'postgres' ? expired.forUpdate().skipLocked() : expired)
     .returning('grant_id')
     .execute();
   return deleted.map((row) => row.grant_id);

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { dialectOf } from './dialect.js';
 import { prepared } from './prepared.js';
 import type { Database, RefreshToken } from './schema.js';
 
@@ -36,13 +37,30 @@ export function markRotated(
 /**
  * Erases the sealed successor pairs of tokens rotated at or before `rotatedBefore` (the grace
  * window's start): after the window a repeat revokes the family, so nothing may open them again.
+ * PostgreSQL: rows another transaction holds are skipped, not waited for (a revocation holding
+ * them, grant first, erases their pairs itself), so the erasure never holds one of a grant's rows
+ * while it waits on another (docs/security.md "Lock order"); the next run takes what is left.
  */
 export async function eraseEndedSuccessors(db: Kysely<Database>, rotatedBefore: number): Promise<number> {
-  const result = await db
-    .updateTable('refresh_tokens')
-    .set({ successor: null })
-    .where('successor', 'is not', null)
-    .where('rotated_at', '<', rotatedBefore)
-    .executeTakeFirst();
+  const erase = db.updateTable('refresh_tokens').set({ successor: null });
+  const result =
+    dialectOf(db) === 'postgres'
+      ? await erase
+          .where(
+            'token_hash',
+            'in',
+            db
+              .selectFrom('refresh_tokens')
+              .select('token_hash')
+              .where('successor', 'is not', null)
+              .where('rotated_at', '<', rotatedBefore)
+              .forUpdate()
+              .skipLocked(),
+          )
+          .executeTakeFirst()
+      : await erase
+          .where('successor', 'is not', null)
+          .where('rotated_at', '<', rotatedBefore)
+          .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

@@ -27,7 +27,7 @@ import { secondInstance } from '../ops/second-instance.js';
 
 /** Lanes run side by side, each with its own person (Connected apps revokes per person). */
 const LANES = 4;
-const TRIALS_PER_LANE = 60;
+const TRIALS_PER_LANE = 50;
 
 interface Lane {
   readonly person: Person;

@@ -13,8 +13,11 @@
  * as the separate statements and transactions it replaces had committed: a replayed code revokes
  * its grant and answers invalid_grant. A transaction the work opens inside (inTransaction) still
  * rolls back as a whole: its failure, answer or fault, rolls back the request's transaction.
- * Any other fault rolls back everything. SQLite runs the work as before, on the database itself
- * (its driver shares read transactions and commits in groups; sqlite/README.md).
+ * Any other fault rolls back everything; a deadlock or serialization failure reruns the whole
+ * request's work in a new transaction (inTransaction: at most 3 attempts, then 503), reads and
+ * all, and nothing answers before what it answers for has committed (docs/security.md "Lock
+ * order"). SQLite runs the work as before, on the database itself (its driver shares read
+ * transactions and commits in groups; sqlite/README.md).
  */
 import type { Kysely } from 'kysely';
 import { ApiError, OAuthError } from '../errors.js';

@@ -61,7 +61,7 @@ const unwrapped = (error: unknown): unknown => (error instanceof NestedWorkFaile
  * serialization failure or deadlock (the server chose this transaction as the victim). Nothing
  * of it was committed, so its work runs again from the start, reads included.
  */
-export function mayRerun(error: unknown): boolean {
+function mayRerun(error: unknown): boolean {
   const code = (unwrapped(error) as { code?: unknown } | null)?.code;
   return typeof code === 'string' && RERUN_SQLSTATES.has(code);
 }

@@ -78,14 +78,16 @@ interface RedemptionWrites extends TokenSetWrites {
 }
 
 /**
- * SQLite: one transaction, statement by statement: consume, check the grant is live, write the
- * tokens. A concurrent replay blocks on the code row until this commits, then revokes what was
- * written here.
+ * SQLite: one transaction, statement by statement: the grant first, as every write to a grant's
+ * rows (docs/security.md "Lock order"), then consume the code, then write the tokens when the
+ * grant was live. A replay waits for this transaction (the database's write lock), then revokes
+ * what was written here.
  */
 function redeemInSteps(ctx: AppContext, w: RedemptionWrites): Promise<Redemption> {
   return inTransaction(ctx.db, async (trx) => {
+    const live = await touchLiveGrant(trx, w.grantId, w.now);
     if (!(await consumeCode(trx, w.codeHash, w.now))) return 'replayed' as const;
-    if (!(await touchLiveGrant(trx, w.grantId, w.now))) return 'revoked' as const;
+    if (!live) return 'revoked' as const;
     await insertTokenSet(trx, w.access, w.refresh);
     // In the same transaction: one commit, and no tokens without their audit row.
     await recordAudit(trx, w.audit, w.now);

@@ -25,14 +25,18 @@ export interface RotationWrites extends TokenSetWrites {
   readonly refresh: RefreshToken;
 }
 
-/** SQLite: rotation and its audit row in one transaction: one commit, and no tokens without their audit row. */
+/**
+ * SQLite: rotation and its audit row in one transaction: one commit, and no tokens without their
+ * audit row. The grant first, as every write to a grant's rows (docs/security.md "Lock order");
+ * a rotation lost to another request has still used the grant (it answers that request's pair).
+ */
 function rotateInSteps(
   ctx: AppContext,
   w: RotationWrites,
 ): Promise<NoRotation | { authTime: number; clientUseRecorded: boolean }> {
   return inTransaction(ctx.db, async (trx) => {
-    if (!(await markRotated(trx, w.tokenHash, w.now, w.sealed))) return 'lost' as const;
     const grant = await touchLiveGrant(trx, w.grantId, w.now);
+    if (!(await markRotated(trx, w.tokenHash, w.now, w.sealed))) return 'lost' as const;
     if (!grant) return 'revoked' as const;
     await insertTokenSet(trx, w.access, w.refresh);
     await recordAudit(trx, w.audit, w.now);

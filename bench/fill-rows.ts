@@ -1,14 +1,91 @@
 /**
- * Rows for a grown database (issue 22 item 5), shaped exactly as the server writes them: stored
- * keys from `hashSecret` of stamped secrets, time-ordered grant ids, client rows as registration
- * writes them, expiries from the shipped lifetimes. Generated a batch at a time, so a fill of
- * millions of rows never holds them all.
+ * Rows for a grown database (issue 22 item 5), shaped as the server writes them: stored keys of
+ * stamped secrets (the SHA-256 of the secret behind its issue-time stamp, docs/storage.md), time-ordered
+ * grant ids, client rows as registration writes them, expiries from the shipped lifetimes.
+ * Generated a batch at a time, so a fill of millions of rows never holds them all.
+ *
+ * The lab imports nothing of the server's code: the row shapes below are the tables of
+ * docs/storage.md, and test/fill.test.ts proves them against the built server over HTTP (a
+ * filled token opens the API, a filled refresh token rotates) and its CLI (`schoolauth prune`
+ * deletes exactly the expired rows).
  */
-import { randomBase64url } from '../src/crypto/random.js';
-import { hashSecret, randomId, TOKEN_PREFIX } from '../src/crypto/tokens.js';
-import type { AccessToken, Account, Client, Database, Grant, RefreshToken } from '../src/storage/schema.js';
+import { createHash, randomBytes } from 'node:crypto';
 
-/** The shipped lifetimes (src/config.ts defaults). */
+/** The prefixes of the server's secrets (docs/security.md: every secret names its kind). */
+const TOKEN_PREFIX = { accessToken: 'sa_at_', refreshToken: 'sa_rt_' } as const;
+/** A stamp: the issue time in epoch milliseconds, base 36, 9 characters. */
+const STAMP_LENGTH = 9;
+
+function randomBase64url(bytes: number): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+function randomId(prefix: string): string {
+  return prefix + randomBase64url(16);
+}
+
+/** A stamped secret's stored key: its stamp, then the SHA-256 of the whole secret (base64url). */
+function storedKey(value: string, prefix: string): string {
+  const stamp = value.slice(prefix.length, prefix.length + STAMP_LENGTH);
+  return stamp + createHash('sha256').update(value).digest('base64url');
+}
+
+/** The rows a fill writes: the columns of docs/storage.md's tables. */
+export interface Client {
+  id: string;
+  kind: string;
+  name: string;
+  application_type: string;
+  redirect_uris: string;
+  token_endpoint_auth_method: string;
+  secret_hash: string | null;
+  id_token_signed_response_alg: string;
+  grant_types: string;
+  response_types: string;
+  metadata: string;
+  disabled: number;
+  created_at: number;
+  last_used_at: number | null;
+}
+export interface Account {
+  id: string;
+  email: string;
+  name: string;
+  password_hash: string;
+  locale: string;
+  disabled: number;
+  created_at: number;
+  updated_at: number;
+}
+export interface Grant {
+  id: string;
+  account_id: string;
+  client_id: string;
+  scopes: string;
+  resource: string;
+  nonce: string | null;
+  auth_time: number;
+  created_at: number;
+  last_used_at: number;
+  revoked_at: number | null;
+}
+export interface AccessToken {
+  token_hash: string;
+  grant_id: string;
+  client_id: string;
+  account_id: string;
+  scopes: string;
+  resource: string;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+export interface RefreshToken extends AccessToken {
+  rotated_at: number | null;
+  successor: string | null;
+}
+
+/** The shipped lifetimes (docs/configuration.md defaults). */
 export const ACCESS_TOKEN_TTL = 3600;
 export const REFRESH_TOKEN_TTL = 30 * 86400;
 const DAY = 86400;
@@ -25,15 +102,11 @@ export type FillRow = {
 /** One transaction's worth of rows, by table. */
 export type FillBatch = { [T in FillTable]?: Array<FillRow[T]> };
 
-/** Checks at compile time that the rows are the schema's own row types. */
-type _RowsAreTables = { [T in FillTable]: FillRow[T] extends Database[T] ? true : never };
-
-export type { _RowsAreTables };
-
-/** A secret as `mintSecret` makes it, but issued at `ms` (epoch milliseconds). */
+/** A secret as the server mints it (256 random bits behind prefix and stamp), but issued at `ms`. */
 export function secretAt(kind: 'accessToken' | 'refreshToken', ms: number): { value: string; hash: string } {
-  const value = TOKEN_PREFIX[kind] + Math.floor(ms).toString(36).padStart(9, '0') + randomBase64url(32);
-  return { value, hash: hashSecret(value) };
+  const prefix = TOKEN_PREFIX[kind];
+  const value = prefix + Math.floor(ms).toString(36).padStart(STAMP_LENGTH, '0') + randomBase64url(32);
+  return { value, hash: storedKey(value, prefix) };
 }
 
 /** A grant id as `timeOrderedId('grt_')` makes it, but created at `ms`. */
@@ -52,7 +125,7 @@ export interface FillShape {
   readonly onSecret?: (kind: 'accessToken' | 'refreshToken', value: string, row: AccessToken) => void;
 }
 
-/** A self-registered public client, as POST /register writes it (src/oauth/register.ts). */
+/** A self-registered public client, as POST /register writes it. */
 export function clientRow(i: number, shape: FillShape): Client {
   const name = `Grown app ${i}`;
   return {

@@ -3,11 +3,11 @@
  * transaction per batch of thousands of rows; on SQLite prepared INSERTs (better-sqlite3 in this
  * process, the server stopped), on PostgreSQL one INSERT … SELECT FROM unnest(arrays) per table
  * and batch (a handful of parameters, prepared once). Ends with ANALYZE, as a database that grew
- * in production would have statistics.
+ * in production would have statistics. The filled accounts share the argon2id hash of the account
+ * `schoolauth demo` seeded (nobody signs in as them), so the lab hashes no password itself.
  */
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { hashPassword } from '../src/crypto/password.js';
 import {
   accountRow,
   clientRow,
@@ -46,6 +46,8 @@ export interface RowSink {
   write(batch: FillBatch): Promise<void>;
   /** Planner statistics for the grown tables. */
   analyze(): Promise<void>;
+  /** The password hash of an account already there (the demo's), shared by the filled accounts. */
+  passwordHash(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -72,11 +74,22 @@ export function sqliteSink(file: string): RowSink {
   return {
     write: async (batch) => void writeAll(batch),
     analyze: async () => void db.exec('ANALYZE'),
+    passwordHash: async () =>
+      seeded(
+        (db.prepare('SELECT password_hash FROM accounts LIMIT 1').get() as Seeded | undefined)?.password_hash,
+      ),
     close: async () => {
       db.pragma('wal_checkpoint(TRUNCATE)');
       db.close();
     },
   };
+}
+
+type Seeded = { password_hash: string };
+
+function seeded(hash: string | undefined): string {
+  if (!hash) throw new Error('the database has no account: seed it with `schoolauth demo` before the fill');
+  return hash;
 }
 
 /** Column types for unnest(): every column not listed here is text. */
@@ -121,6 +134,10 @@ export async function postgresSink(url: string, schema?: string): Promise<RowSin
       }
     },
     analyze: async () => void (await client.query('ANALYZE')),
+    passwordHash: async () =>
+      seeded(
+        (await client.query<Seeded>('SELECT password_hash FROM accounts LIMIT 1')).rows[0]?.password_hash,
+      ),
     close: () => client.end(),
   };
 }
@@ -140,7 +157,7 @@ export async function fill(
   log: (line: string) => void = () => undefined,
 ): Promise<FillResult> {
   const started = performance.now();
-  const full: FillShape = { ...shape, passwordHash: await hashPassword(`grown-${Date.now()}`) };
+  const full: FillShape = { ...shape, passwordHash: await sink.passwordHash() };
   const rows: Record<FillTable, number> = {
     clients: 0,
     accounts: 0,

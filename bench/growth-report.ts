@@ -1,8 +1,5 @@
 /** The tables of `--grown`: grown against empty, and the prune under load, with the targets. */
 
-import type { RestSummary } from '../src/ops/prune-rest.js';
-import type { WarmthSummary } from '../src/ops/prune-schedule.js';
-import { TIME_BUCKETS_MS } from '../src/ops/statement-times.js';
 import type { LoopDelay, LoopStall } from './child.js';
 import type { FillResult } from './fill.js';
 import type { Measurement } from './load.js';
@@ -10,6 +7,7 @@ import { median, type Row } from './measure.js';
 import type { StatementTimes } from './prune-log.js';
 import type { ResponseTimeSummary } from './response-times.js';
 import type { ScenarioName } from './scenarios.js';
+import { type RestSummary, TIME_BUCKETS_MS, type WarmthSummary } from './server-log.js';
 
 /** Issue 22 item 5. */
 export const GROWN_TARGETS = { throughput: 0.9, p99: 1.5, pruneP99: 2, loopMs: 50 } as const;

@@ -2,9 +2,7 @@
  * The end of the server's own prune, read from its log (pino JSON lines, one per line): the
  * "pruned dead rows" line of the run the bench started, with its time to the millisecond.
  */
-import type { RestSummary } from '../src/ops/prune-rest.js';
-import type { WarmthSummary } from '../src/ops/prune-schedule.js';
-import type { KindTimes } from '../src/ops/statement-times.js';
+import type { KindTimes, RestSummary, WarmthSummary } from './server-log.js';
 
 export interface PruneEnd {
   /** Epoch milliseconds of the log line (pino's `time`). */

@@ -1,5 +1,5 @@
 /**
- * Size limits on what a client may send (issue 6 §2), in one place so the README can list them
+ * Size limits on what a client may send (issue 6 §2), in one place so docs/clients.md can list them
  * and every endpoint enforces the same numbers. Over a body limit: 413; over a parameter limit:
  * 400 invalid_request naming the parameter.
  */

@@ -36,8 +36,11 @@ export function shippedNodeFlags(packageJson = join(ROOT, 'package.json')): stri
 /** How the bench runs the compiled server: `npm start`'s node flags, then dist/src/main.js. */
 export const SHIPPED_SERVER_ARGS: readonly string[] = [...shippedNodeFlags(), join(ROOT, 'dist/src/main.js')];
 
+/** The built CLI (`schoolauth`): the lab seeds and prunes through it. */
+export const CLI = join(ROOT, 'dist/src/cli/main.js');
+
 export function seedDemo(env: Record<string, string>): Credentials {
-  const out = execFileSync(process.execPath, [join(ROOT, 'dist/src/cli/main.js'), 'demo'], {
+  const out = execFileSync(process.execPath, [CLI, 'demo'], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
   });
@@ -80,7 +83,7 @@ export function schoolauthEnv(
 export interface SchoolauthOptions {
   readonly logFile?: string | undefined;
   readonly probe?: boolean;
-  /** A command that runs node (bench/floor.ts --instructions: valgrind). */
+  /** A command that runs node (valgrind, for one). */
   readonly wrapper?: readonly string[];
   readonly readyTimeoutMs?: number;
   /** Rate limits on, raised above the load (default: as shipped), or RATE_LIMITS=off. */

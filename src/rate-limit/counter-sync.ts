@@ -5,7 +5,7 @@
  * statement's answer. The flush runs on a timer of its own, never on a request or inside a
  * request's transaction; a failed flush (database down) is logged and its hits go with the next.
  *
- * README "Rate limits" states the bound this lag puts on several instances together.
+ * docs/configuration.md "Rate limits" states the bound this lag puts on several instances together.
  */
 import type { Kysely } from 'kysely';
 import { addToWindows } from '../storage/rate-limit-windows.repository.js';

@@ -1,5 +1,5 @@
 /**
- * The per-endpoint limits (README "Rate limits"): registration per client IP, the token endpoint
+ * The per-endpoint limits (docs/configuration.md "Rate limits"): registration per client IP, the token endpoint
  * per known client, the API per valid access token. A key the caller can make up (an unknown
  * client_id, a made-up bearer token) counts against the client IP instead, so junk neither
  * escapes the limit nor creates a counter per request (issue 19, item 5).

@@ -68,7 +68,7 @@ describe('fetching a client metadata document (SPEC §5a)', () => {
     }
   });
 
-  // README: without CLIENT_METADATA_CA_FILE the fetch trusts Node's store, which NODE_EXTRA_CA_CERTS
+  // docs/configuration.md: without CLIENT_METADATA_CA_FILE the fetch trusts Node's store, which NODE_EXTRA_CA_CERTS
   // extends; Node reads that variable at process start, so this runs in a process of its own.
   it('without a CA file, the CA named by NODE_EXTRA_CA_CERTS is trusted (and only then)', async () => {
     const script = `

@@ -1,6 +1,6 @@
 /**
  * Issue 22: rate-limit counts live in each instance's memory and are shared through PostgreSQL
- * every RATE_LIMIT_FLUSH_MS. Two server processes together stay within the README's bound:
+ * every RATE_LIMIT_FLUSH_MS. Two server processes together stay within the bound of docs/configuration.md "Rate limits":
  * limit + (N − 1) × what one instance admits for the key in two flush intervals.
  */
 import assert from 'node:assert/strict';

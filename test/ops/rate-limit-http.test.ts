@@ -263,7 +263,7 @@ for (const dialect of DIALECTS) {
           assert.deepEqual(await statuses(b.app, 1), [201]);
           await b.app.rateLimits.flush();
           assert.deepEqual(await statuses(b.app, 1), [429], 'B counts A’s two registrations');
-          // A last heard of the row before B's hit: its next hit is the one the README's bound allows.
+          // A last heard of the row before B's hit: its next hit is the one the bound of docs/configuration.md "Rate limits" allows.
           assert.deepEqual(await statuses(a, 1), [201]);
           await a.rateLimits.flush();
           assert.deepEqual(await statuses(a, 1), [429], 'A counts B’s hit from its next flush on');

@@ -44,7 +44,7 @@ describe('keeping a SQLite file warm while a bulk job runs', () => {
     );
     assert.equal(answer, 'pruned');
     assert.equal(passes[0]!.bytes, FILE_BYTES);
-    assert.ok(passes[0]!.ms >= 0);
+    assert.ok(passes[0]!.ms > 0, `a pass over ${FILE_BYTES} bytes took ${passes[0]!.ms} ms`);
     if (process.platform === 'linux') assert.equal(passes[0]!.nice, WARM_NICE);
   });
 

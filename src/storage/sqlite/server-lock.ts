@@ -1,5 +1,5 @@
 /**
- * One server process per SQLite file (README "SQLite"): the server's group commit and its
+ * One server process per SQLite file (docs/deploy.md "SQLite"): the server's group commit and its
  * in-process bearer cache assume no other server writes the file. The lock is SQLite's own
  * exclusive lock on a companion file, `<database>.lock`, held in a transaction that stays open
  * for the life of the process: the kernel drops it when the process ends, however it ends

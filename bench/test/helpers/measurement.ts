@@ -1,5 +1,5 @@
-import type { PruneRun } from '../../bench/growth-report.js';
-import type { Measurement } from '../../bench/load.js';
+import type { PruneRun } from '../../growth-report.js';
+import type { Measurement } from '../../load.js';
 
 /** A one-second load run of 100 answers, all 200, with the p99 given: for the bench's report tests. */
 export function oneSecondRun(p99: number): Measurement {

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { SHIPPED_SERVER_ARGS, shippedNodeFlags } from '../../bench/targets/schoolauth.js';
+import { SHIPPED_SERVER_ARGS, shippedNodeFlags } from '../targets/schoolauth.js';
 
 function packageWithStart(start: string): string {
   const file = join(mkdtempSync(join(tmpdir(), 'sa-flags-')), 'package.json');

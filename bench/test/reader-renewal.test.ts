@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Fixture } from '../../bench/fixture.js';
-import { Contender } from '../../bench/measure.js';
-import { SCENARIOS } from '../../bench/scenarios.js';
-import { startSchoolauth } from '../../bench/targets/schoolauth.js';
-import type { OAuthTarget } from '../../bench/targets/target.js';
+import { Fixture } from '../fixture.js';
+import { Contender } from '../measure.js';
+import { SCENARIOS } from '../scenarios.js';
+import { startSchoolauth } from '../targets/schoolauth.js';
+import type { OAuthTarget } from '../targets/target.js';
 
 const LIFE_S = 4;
 

@@ -7,13 +7,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
-import { Contender, measureTogether } from '../../bench/measure.js';
-import {
-  type CpuReader,
-  describeWait,
-  type QuietOptions,
-  waitUntilQuiet,
-} from '../../bench/quiet-servers.js';
+import { Contender, measureTogether } from '../measure.js';
+import { type CpuReader, describeWait, type QuietOptions, waitUntilQuiet } from '../quiet-servers.js';
 
 /** A clock that moves only when slept on, and readers that say how busy each window was. */
 function fakeTime(windows: readonly number[]): { options: QuietOptions; reader: CpuReader } {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CookieJar, inParallel, withFreshJarRetries } from '../../bench/http-client.js';
+import { CookieJar, inParallel, withFreshJarRetries } from '../http-client.js';
 
 describe('bench minting lanes', () => {
   it('never runs two tasks of one lane at once, and numbers the lanes below the concurrency', async () => {

@@ -1,8 +1,8 @@
 /** The grown bench's per-statement profile (bench/statement-profile.ts) and its flag. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseGrowth } from '../../bench/growth-options.js';
-import { type StatementTime, statementProfileTable } from '../../bench/statement-profile.js';
+import { parseGrowth } from '../growth-options.js';
+import { type StatementTime, statementProfileTable } from '../statement-profile.js';
 
 const times = (
   entries: Record<string, [number, number, number, number, number?, number?]>,

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { runLoad } from '../../bench/load.js';
-import { ResponseTimes } from '../../bench/response-times.js';
+import { runLoad } from '../load.js';
+import { ResponseTimes } from '../response-times.js';
 
 describe('bench response times over a window', () => {
   it('gives the nearest-rank p99 of every time added, to the fraction of a millisecond', () => {

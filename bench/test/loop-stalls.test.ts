@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { LoopDelay } from '../../bench/child.js';
-import { largestFirst, pruneTable } from '../../bench/growth-report.js';
-import { pruneRun } from '../helpers/bench-measurement.js';
+import type { LoopDelay } from '../child.js';
+import { largestFirst, pruneTable } from '../growth-report.js';
+import { pruneRun } from './helpers/measurement.js';
 
 const PROBE = join(import.meta.dirname, '..', '..', 'bench', 'servers', 'probe.mjs');
 const HOLD_MS = 120;

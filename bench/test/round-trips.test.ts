@@ -1,7 +1,7 @@
 /** The bench's round-trip accounting (bench/round-trips.ts) and its minimum check (bench/postgres-report.ts). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MINIMUM, meetsMinimum } from '../../bench/postgres-report.js';
+import { MINIMUM, meetsMinimum } from '../postgres-report.js';
 import {
   backgroundRate,
   perRequest,
@@ -9,7 +9,7 @@ import {
   type StatsSnapshot,
   shorten,
   withoutBackground,
-} from '../../bench/round-trips.js';
+} from '../round-trips.js';
 
 const snapshot = (
   commits: number,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { Server as NetServer } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { listenBalancer, roundRobin } from '../../bench/balancer.js';
+import { listenBalancer, roundRobin } from '../balancer.js';
 
 async function backend(name: string): Promise<{ server: Server; port: number }> {
   const server = createServer((request, response) => {

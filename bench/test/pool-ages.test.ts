@@ -1,7 +1,7 @@
 /** The bench drops a code pool's leftovers before they expire (bench/pool-ages.ts). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_AGE_MS, PoolAges } from '../../bench/pool-ages.js';
+import { MAX_AGE_MS, PoolAges } from '../pool-ages.js';
 
 describe('ages of the bench pools', () => {
   it('keeps a code pool’s leftovers until the oldest is older than the limit, then drops them once', () => {

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { pruneTable } from '../../bench/growth-report.js';
-import { pruneEnd } from '../../bench/prune-log.js';
-import { pruneRun } from '../helpers/bench-measurement.js';
+import { pruneTable } from '../growth-report.js';
+import { pruneEnd } from '../prune-log.js';
+import { pruneRun } from './helpers/measurement.js';
 
 const PROBE = join(import.meta.dirname, '..', '..', 'bench', 'servers', 'probe.mjs');
 

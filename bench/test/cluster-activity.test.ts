@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
-import { type ActivitySample, ClusterActivity, describeActivity } from '../../bench/cluster-activity.js';
-import { PG_URL } from '../helpers/app.js';
+import { type ActivitySample, ClusterActivity, describeActivity } from '../cluster-activity.js';
+import { PG_URL } from './helpers/postgres.js';
 
 const sample = (
   at: Partial<Omit<ActivitySample, 'databases'>>,

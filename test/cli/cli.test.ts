@@ -422,7 +422,7 @@ describe('schoolauth completion', () => {
     assert.equal(complete('account', 'create', '--ro'), '--role');
     assert.equal(complete('account', 'create', '--role', ''), 'owner admin');
     assert.equal(complete('client', 'list', '--kind', 'i'), 'integration');
-    assert.equal(complete('audit', 'list', '--kind', 'key'), 'key.rotated');
+    assert.equal(complete('audit', 'list', '--kind', 'key'), 'key.rotated key.sealed');
     assert.equal(complete('completion', 'z'), 'zsh');
   });
 

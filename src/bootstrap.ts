@@ -50,8 +50,8 @@ export async function bootstrap(
       keyEncryptionSecret: config.keyEncryptionSecret,
       now,
     });
-    // After the load: a database sealed under another secret (or started without it) is refused
-    // by the load, before any clear key is sealed under a secret that does not open the others.
+    // After the load: keys that sign, sealed under another secret (or started without one), are
+    // refused by the load before any key stored in clear is sealed under this secret.
     await keys.reload();
     const sealedKeys = config.keyEncryptionSecret
       ? await sealClearKeys(storage.db, config.keyEncryptionSecret, now)

@@ -4,6 +4,7 @@
  */
 import type { Config } from './config.js';
 import { type AppContext, systemClock } from './context.js';
+import { type SealedKey, sealClearKeys } from './signing-keys/key-sealing.js';
 import { KeyStore } from './signing-keys/key-store.js';
 import { openStorage } from './storage/connect.js';
 import { migrateToLatest } from './storage/migrate.js';
@@ -21,6 +22,8 @@ export interface BootstrapOptions {
 export interface Bootstrapped extends AppContext {
   /** The database had no schoolauth tables: this start created them (a new file, or an empty database). */
   readonly newDatabase: boolean;
+  /** Keys stored in clear that this start sealed under KEY_ENCRYPTION_SECRET (key-sealing.ts). */
+  readonly sealedKeys: readonly SealedKey[];
 }
 
 const FIRST_MIGRATION = Object.keys(migrations).sort()[0]!;
@@ -47,7 +50,12 @@ export async function bootstrap(
       keyEncryptionSecret: config.keyEncryptionSecret,
       now,
     });
+    // After the load: keys that sign, sealed under another secret (or started without one), are
+    // refused by the load before any key stored in clear is sealed under this secret.
     await keys.reload();
+    const sealedKeys = config.keyEncryptionSecret
+      ? await sealClearKeys(storage.db, config.keyEncryptionSecret, now)
+      : [];
     return {
       config,
       storage,
@@ -55,6 +63,7 @@ export async function bootstrap(
       keys,
       now,
       newDatabase: ran.includes(FIRST_MIGRATION),
+      sealedKeys,
     };
   } catch (error) {
     await storage.close();

@@ -29,6 +29,7 @@ export const AUDIT_KINDS = [
   'client_metadata.rule_set',
   'client_metadata.rule_cleared',
   'key.rotated',
+  'key.sealed',
   'account.created',
   'account.disabled',
   'account.password_reset',

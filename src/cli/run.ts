@@ -6,7 +6,7 @@
 import { bootstrap } from '../bootstrap.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { AppContext } from '../context.js';
-import { newDatabaseWarning } from '../ops/start-up-warnings.js';
+import { newDatabaseWarning, sealedKeysNotice } from '../ops/start-up-warnings.js';
 import { type CliIo, type Command, commandHelp, parseOptions, UsageError } from './command.js';
 import { COMMANDS } from './registry.js';
 
@@ -88,6 +88,8 @@ export async function runCli(
     ctx = started;
     const created = newDatabaseWarning(started);
     if (created) io.stderr(`schoolauth: ${created.message}\n`);
+    const sealed = sealedKeysNotice(started);
+    if (sealed) io.stderr(`schoolauth: ${sealed.message}\n`);
     await command.run(ctx, values as never, io, argument);
     return 0;
   } catch (error) {

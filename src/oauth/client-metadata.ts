@@ -3,6 +3,7 @@
  * URI policy, the two client types, and the grant and response types this server supports.
  */
 import { DEFAULT_SIGNING_ALG, isSigningAlg, SIGNING_ALGS, type SigningAlg } from '../crypto/signing-key.js';
+import { blankNameProblem } from '../display-text.js';
 import { OAuthError } from '../errors.js';
 import { isPrivateUseScheme, registrationRedirectUriProblem } from './redirect-uri.js';
 import { parseScope } from './scopes.js';
@@ -177,9 +178,14 @@ export function validateRegistration(
   if (!APPLICATION_TYPES.includes(applicationType)) {
     throw metadataError('application_type must be "native" (loopback clients, the default) or "web"');
   }
-  const clientName = body.client_name?.trim();
+  // A name that shows nothing would leave the consent page without one (src/display-text.ts).
+  // An empty or all-space name is no name ("Unnamed application"), as before; one of invisible
+  // characters only is refused.
+  const clientName = body.client_name?.trim() || undefined;
+  const nameProblem = clientName === undefined ? undefined : blankNameProblem('client_name', clientName);
+  if (nameProblem) throw metadataError(`${nameProblem}, or leave client_name out`);
   return {
-    clientName: clientName === '' ? undefined : clientName,
+    clientName,
     applicationType,
     redirectUris: uris,
     authMethod,

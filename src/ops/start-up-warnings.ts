@@ -83,12 +83,27 @@ function unencryptedKeyWarning(ctx: Bootstrapped): StartUpWarning | undefined {
   };
 }
 
+/**
+ * Said by the server and the CLI alike, whichever started first with KEY_ENCRYPTION_SECRET: keys
+ * that were in clear are sealed now, but a backup or copy taken before still holds them in clear.
+ */
+export function sealedKeysNotice(ctx: Bootstrapped): StartUpWarning | undefined {
+  const { sealedKeys } = ctx;
+  if (sealedKeys.length === 0) return undefined;
+  const kids = sealedKeys.map((k) => `${k.kid} (${k.alg})`).join(', ');
+  return {
+    fields: { sealed: sealedKeys.length, kids: sealedKeys.map((k) => k.kid).join(',') },
+    message: `KEY_ENCRYPTION_SECRET is set: ${sealedKeys.length} private signing key(s) stored unencrypted were encrypted just now: ${kids}. Backups and copies of the database taken before still hold them in clear; if one may have leaked, run \`schoolauth keys rotate\`.`,
+  };
+}
+
 /** Every start-up warning, in the order an operator should act on them. */
 export async function startUpWarnings(ctx: Bootstrapped): Promise<StartUpWarning[]> {
   const { config, storage } = ctx;
   const dataDir = resolve(config.dataDir);
   const warnings = [
     newDatabaseWarning(ctx),
+    sealedKeysNotice(ctx),
     exposed(dataDir, 'DATA_DIR'),
     ...(storage.file
       ? [

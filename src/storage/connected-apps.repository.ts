@@ -2,7 +2,7 @@
  * What "Connected apps" (SPEC §6) lists and forgets: every app a person has let in — by a
  * remembered consent or by a live grant — and, on Revoke, all of it at once.
  */
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { revokeGrantsWithin } from './grants.repository.js';
 import type { Client, ClientKind, Database } from './schema.js';
 import { inTransaction } from './transaction.js';
@@ -109,4 +109,42 @@ export function forgetApp(
       .execute();
     return grants.length;
   });
+}
+
+/** What ending every app of a person ended: the apps (clients) and the grants under them. */
+export interface AppsEnded {
+  readonly apps: number;
+  readonly grants: number;
+}
+
+/**
+ * Every app of one person at once, inside the caller's transaction: every live grant with every
+ * token under it, and every remembered consent (`account reset-password` after a suspected
+ * compromise: an app the attacker let in keeps nothing). An app counts once however many grants
+ * or consents it had.
+ */
+export async function forgetAllAppsWithin(
+  trx: Transaction<Database>,
+  accountId: string,
+  now: number,
+): Promise<AppsEnded> {
+  const grants = await trx
+    .selectFrom('grants')
+    .select(['id', 'client_id'])
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .execute();
+  const consents = await trx
+    .selectFrom('consents')
+    .select('client_id')
+    .where('account_id', '=', accountId)
+    .execute();
+  await revokeGrantsWithin(
+    trx,
+    grants.map((g) => g.id),
+    now,
+  );
+  await trx.deleteFrom('consents').where('account_id', '=', accountId).execute();
+  const apps = new Set([...grants, ...consents].map((row) => row.client_id));
+  return { apps: apps.size, grants: grants.length };
 }

@@ -60,3 +60,23 @@ export function findPendingKey(
     .orderBy('activates_at')
     .executeTakeFirst();
 }
+
+/**
+ * Replaces a key's private half stored in clear by its sealed form, only if the row still holds
+ * exactly that clear value: of several instances sealing at once, one write lands and the others
+ * change nothing. Answers whether this call sealed it.
+ */
+export async function sealKeyIfClear(
+  db: Kysely<Database>,
+  kid: string,
+  clear: string,
+  sealed: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('signing_keys')
+    .set({ private_jwk: sealed })
+    .where('kid', '=', kid)
+    .where('private_jwk', '=', clear)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

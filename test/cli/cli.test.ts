@@ -420,9 +420,10 @@ describe('schoolauth completion', () => {
     assert.equal(complete('ke'), 'keys');
     assert.equal(complete('keys', ''), 'rotate list');
     assert.equal(complete('account', 'create', '--ro'), '--role');
+    assert.equal(complete('account', 'reset-password', '--k'), '--keep-apps');
     assert.equal(complete('account', 'create', '--role', ''), 'owner admin');
     assert.equal(complete('client', 'list', '--kind', 'i'), 'integration');
-    assert.equal(complete('audit', 'list', '--kind', 'key'), 'key.rotated');
+    assert.equal(complete('audit', 'list', '--kind', 'key'), 'key.rotated key.sealed');
     assert.equal(complete('completion', 'z'), 'zsh');
   });
 

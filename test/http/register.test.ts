@@ -323,6 +323,42 @@ for (const dialect of DIALECTS) {
       });
     }
 
+    it('refuses a client_name of only blank or invisible characters (Hangul fillers, Braille blank) with invalid_client_metadata', async () => {
+      const blanks: ReadonlyArray<[what: string, name: string]> = [
+        ['U+3164', '\u3164'],
+        ['U+2800', '\u2800\u2800\u2800'],
+        ['U+115F', '\u115f'],
+        ['U+1160', '\u1160'],
+        ['U+FFA0', '\uffa0'],
+        ['U+3164', '\u3000 \u3164'],
+      ];
+      for (const [code, name] of blanks) {
+        const before = await t.ctx.db.selectFrom('clients').select('id').execute();
+        const res = await post({ redirect_uris: [LOOPBACK], client_name: name });
+        assert.deepEqual(errorOf(res), { status: 400, error: 'invalid_client_metadata' }, code);
+        const description = res.json().error_description as string;
+        assert.ok(description.startsWith('client_name '), description);
+        assert.match(description, /send a name .*, or leave client_name out$/, code);
+        assert.match(description, new RegExp(`the first is U\\+${code.slice(2)}`), code);
+        const afterRows = await t.ctx.db.selectFrom('clients').select('id').execute();
+        assert.equal(afterRows.length, before.length, `${code}: nothing registered`);
+      }
+    });
+
+    it('registers an empty or all-space client_name as no name, as before', async () => {
+      for (const name of ['', '   ']) {
+        const res = await post({ redirect_uris: [LOOPBACK], client_name: name });
+        assert.equal(res.statusCode, 201, res.body);
+        assert.equal(res.json().client_name, undefined);
+      }
+    });
+
+    it('accepts a name with a visible character beside a filler', async () => {
+      const res = await post({ redirect_uris: [LOOPBACK], client_name: '\u3164Maths CLI' });
+      assert.equal(res.statusCode, 201, res.body);
+      assert.equal(res.json().client_name, '\u3164Maths CLI');
+    });
+
     it('accepts international names unchanged', async () => {
       for (const name of ['Über-App 日本語 Ñandú', 'Приложение для школы', 'مدرسة', 'Straße 🚀 ½']) {
         const res = await post({

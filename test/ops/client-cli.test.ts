@@ -124,6 +124,26 @@ for (const dialect of DIALECTS) {
       assert.match(list.stdout, new RegExp(`${clientId}\\s+${name}\\s+integration`));
     });
 
+    it('client create --name refuses a name of only Hangul fillers or Braille blanks', async () => {
+      for (const [name, code] of [
+        ['\u3164', 'U+3164'],
+        ['\u2800\u2800', 'U+2800'],
+        ['\uffa0 \u115f', 'U+FFA0'],
+      ] as const) {
+        const r = await cli(url, [
+          'client',
+          'create',
+          '--name',
+          name,
+          '--redirect-uri',
+          'https://g.example/cb',
+        ]);
+        assert.equal(r.code, 2, `${code}: ${r.stderr}`);
+        assert.equal(r.stderr.trim().split('\n').length, 1);
+        assert.match(r.stderr, new RegExp(`--name shows nothing: .*the first is U\\+${code.slice(2)}`));
+      }
+    });
+
     it('client create --id-token-alg stores the algorithm of its ID tokens (RS256 when left out); another is refused', async () => {
       const alg = async (...more: string[]) => {
         const r = await cli(url, [

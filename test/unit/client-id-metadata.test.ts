@@ -198,6 +198,16 @@ describe('metadata documents (draft §4, §4.1)', () => {
     ],
     ['no client_name', doc({ client_name: undefined }), /no "client_name"/],
     ['an empty client_name', doc({ client_name: '  ' }), /"client_name" that is not a non-empty string/],
+    [
+      'a client_name of Hangul fillers',
+      doc({ client_name: '\u3164\u3164' }),
+      /has a "client_name" shows nothing: .*the first is U\+3164/,
+    ],
+    [
+      'a client_name of Braille blanks',
+      doc({ client_name: '\u2800' }),
+      /has a "client_name" shows nothing: .*the first is U\+2800/,
+    ],
     ['a control character in client_name', doc({ client_name: 'A\u0007' }), /"client_name" contains U\+0007/],
     [
       'a bidi override in client_name',

@@ -15,6 +15,7 @@ import {
   updateAccount,
 } from '../../storage/accounts.repository.js';
 import { revokeGrantsWithin } from '../../storage/grants.repository.js';
+import { forgetAllAppsWithin } from '../../storage/connected-apps.repository.js';
 import type { Role } from '../../storage/schema.js';
 import { inTransaction } from '../../storage/transaction.js';
 import {
@@ -174,7 +175,8 @@ export const accountDisable = defineCommand({
 
 export const accountResetPassword = defineCommand({
   name: 'account reset-password',
-  summary: 'Set a new password (read from standard input) and end the account’s sessions',
+  summary:
+    'Set a new password (read from standard input), end the account’s sessions and revoke every app’s access (unless --keep-apps)',
   options: {
     email: { type: 'string', required: true, description: 'the account email' },
     'password-stdin': {
@@ -182,16 +184,46 @@ export const accountResetPassword = defineCommand({
       required: true,
       description: 'read the password from standard input',
     },
+    'keep-apps': {
+      type: 'boolean',
+      description:
+        'keep the apps the person let in (grants, tokens, remembered consents); by default they are revoked, since a reset after a suspected compromise must also shut out an app the attacker connected',
+    },
   },
   async run(ctx, args, io) {
     const account = await existingAccount(ctx, args.email!);
     const password = await passwordFromStdin(io, 'account reset-password');
     const passwordHash = await hashPassword(password);
-    await ctx.db.transaction().execute(async (trx) => {
-      await updateAccount(trx, account.id, { password_hash: passwordHash }, ctx.now());
-      await trx.deleteFrom('sessions').where('account_id', '=', account.id).execute();
+    const now = ctx.now();
+    const keepApps = args['keep-apps'] === true;
+    // Run again after a deadlock or serialization failure (inTransaction).
+    const ended = await inTransaction(ctx.db, async (trx) => {
+      await updateAccount(trx, account.id, { password_hash: passwordHash }, now);
+      const sessions = await trx
+        .deleteFrom('sessions')
+        .where('account_id', '=', account.id)
+        .executeTakeFirst();
+      const apps = keepApps ? undefined : await forgetAllAppsWithin(trx, account.id, now);
+      return { sessions: Number(sessions.numDeletedRows), apps };
     });
-    await recordAudit(ctx.db, { kind: 'account.password_reset', accountId: account.id }, ctx.now());
-    io.stdout(`password of ${account.email} changed; its sessions were ended\n`);
+    await recordAudit(
+      ctx.db,
+      {
+        kind: 'account.password_reset',
+        accountId: account.id,
+        detail: {
+          sessions_ended: ended.sessions,
+          apps_revoked: ended.apps?.apps ?? 0,
+          grants_revoked: ended.apps?.grants ?? 0,
+          kept_apps: keepApps,
+        },
+      },
+      now,
+    );
+    const sessions = `${ended.sessions} sign-in session${ended.sessions === 1 ? '' : 's'} ended`;
+    const apps = ended.apps
+      ? `${ended.apps.apps} app${ended.apps.apps === 1 ? '' : 's'} revoked (${ended.apps.grants} grant${ended.apps.grants === 1 ? '' : 's'} with their tokens, and remembered consents)`
+      : 'apps kept (--keep-apps): their grants and tokens still work';
+    io.stdout(`password of ${account.email} changed; ${sessions}; ${apps}\n`);
   },
 });

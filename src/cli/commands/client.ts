@@ -5,7 +5,7 @@
 import { recordAudit } from '../../audit/audit.js';
 import { DEFAULT_SIGNING_ALG, SIGNING_ALGS, type SigningAlg } from '../../crypto/signing-key.js';
 import { mintSecret, randomId } from '../../crypto/tokens.js';
-import { displayTextProblem } from '../../display-text.js';
+import { blankNameProblem, displayTextProblem } from '../../display-text.js';
 import { disableClient, listClients } from '../../storage/client-admin.repository.js';
 import { findClient, insertClient, redirectUrisOf } from '../../storage/clients.repository.js';
 import { revokeGrants } from '../../storage/grants.repository.js';
@@ -40,10 +40,9 @@ export const clientCreate = defineCommand({
   async run(ctx, args, io) {
     const uris = args['redirect-uri'] ?? [];
     // Shown on the consent page and in Connected apps: refused as registration refuses it.
-    const nameProblem = displayTextProblem('--name', args.name!);
+    const nameProblem = displayTextProblem('--name', args.name!) ?? blankNameProblem('--name', args.name!);
     if (nameProblem) throw new UsageError(nameProblem);
     const name = args.name!.trim();
-    if (!name) throw new UsageError('--name must not be empty');
     if (uris.length > MAX_REDIRECT_URIS) throw new UsageError(`at most ${MAX_REDIRECT_URIS} --redirect-uri`);
     for (const uri of uris) {
       const problem = integrationRedirectUriProblem(uri, ctx.config.loopbackHosts);

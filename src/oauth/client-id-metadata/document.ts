@@ -10,7 +10,7 @@ import {
   SIGNING_ALGS,
   type SigningAlg,
 } from '../../crypto/signing-key.js';
-import { displayTextProblem } from '../../display-text.js';
+import { blankNameProblem, displayTextProblem } from '../../display-text.js';
 
 /** Draft §8.7: the recommended maximum size to read. */
 export const MAX_DOCUMENT_BYTES = 5 * 1024;
@@ -49,7 +49,7 @@ function nameProblem(value: unknown): string | undefined {
     return 'has a "client_name" that is not a non-empty string';
   if (value.length > MAX_NAME) return `has a "client_name" longer than ${MAX_NAME} characters`;
   // The same rule as every display text (src/display-text.ts): nothing invisible or reordering.
-  const display = displayTextProblem('"client_name"', value);
+  const display = displayTextProblem('"client_name"', value) ?? blankNameProblem('"client_name"', value);
   if (display) return `has a ${display}`;
   return undefined;
 }

@@ -62,7 +62,10 @@ function errorBody(description: string): string {
 /** Fastify's `clientErrorHandler`: a JSON answer on the raw socket, then the connection closes. */
 export function clientErrorAnswerer(hsts: boolean): (error: ParserError, socket: Socket) => void {
   return (error, socket) => {
-    if (!socket.writable) {
+    // A route may already have begun its answer (REQUEST_TIMEOUT while it reads the body): writing
+    // a second status line would corrupt it, so that connection is only closed.
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (!socket.writable || inFlight?.headersSent === true) {
       socket.destroy();
       return;
     }

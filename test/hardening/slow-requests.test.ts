@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { multipartBody, seedDemo } from '../helpers/api.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { captureLogLines } from '../helpers/log-lines.js';
 import { mintAccessToken } from '../helpers/tokens.js';
 
 interface Exchange {
@@ -61,11 +62,13 @@ function trickle(url: string, head: string, pieces: readonly Buffer[], gapMs: nu
 describe('slow requests and silent connections', () => {
   let t: TestApp;
   let token: string;
+  const log = captureLogLines();
   before(async () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), 'sa-slow-')), 'data');
     t = await createTestApp('sqlite', {
       listen: true,
-      env: { REQUEST_TIMEOUT: '2', IDLE_TIMEOUT: '1', DATA_DIR: dataDir },
+      logStream: log.sink,
+      env: { REQUEST_TIMEOUT: '2', IDLE_TIMEOUT: '1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
     });
     const demo = await seedDemo(t);
     token = await mintAccessToken(t, { accountId: demo.accountId, scopes: ['storage:write'] });
@@ -87,6 +90,10 @@ describe('slow requests and silent connections', () => {
       error_description: 'the request did not arrive in time; send it again',
     });
     assert.ok(closedAfter >= 1900 && closedAfter < 4500, `closed after ${closedAfter} ms`);
+    // The route that was reading the body logs (and counts) the 408 the client got, not a 400.
+    await sleep(200);
+    const line = log.lines.find((l) => l.url === '/api/oauth/token');
+    assert.equal(line?.statusCode, 408, JSON.stringify(log.lines));
   });
 
   it('a connection that sends nothing after its answer is closed after IDLE_TIMEOUT', async () => {

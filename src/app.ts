@@ -112,6 +112,7 @@ export async function createApp(given: AppContext, options: AppOptions = {}): Pr
 
 function buildFastify(ctx: AppContext, arrival: Arrival): FastifyInstance {
   const hsts = arrival.hsts;
+  const requestTimeoutMs = ctx.config.requestTimeout * 1000;
   const app = Fastify({
     // No logger of Fastify's own: with one, Fastify adds and removes two listeners on every
     // response to see it end. `app.log` is set below, and request-arrival.ts gives each request
@@ -120,6 +121,12 @@ function buildFastify(ctx: AppContext, arrival: Arrival): FastifyInstance {
     // Fastify accepts a hop count too; its type omits it.
     trustProxy: ctx.config.trustProxy as boolean | string,
     bodyLimit: JSON_BODY_LIMIT,
+    // A request whose body trickles in is answered 408 (client-error.ts) and its connection closed
+    // once REQUEST_TIMEOUT has passed since it began; a silent or idle kept-alive connection is
+    // closed after IDLE_TIMEOUT (docs/security.md "Threat model"). Fastify's defaults leave both open.
+    requestTimeout: requestTimeoutMs,
+    connectionTimeout: ctx.config.idleTimeout * 1000,
+    keepAliveTimeout: ctx.config.idleTimeout * 1000,
     // A request Node cannot even parse (oversized headers, bad framing) still gets a JSON error.
     clientErrorHandler: clientErrorAnswerer(hsts),
     // Errors the router meets before any route (bad percent-encoding, an overlong path segment).
@@ -131,6 +138,10 @@ function buildFastify(ctx: AppContext, arrival: Arrival): FastifyInstance {
     http: {
       // RFC 9112 §3.2: a missing Host is answered 400 by request-line.ts, in JSON, not by Node.
       requireHostHeader: false,
+      // Node checks the request and header deadlines on this period (default 30 s): once a second
+      // keeps a timed-out request's 408 within a second of REQUEST_TIMEOUT.
+      connectionsCheckingInterval: 1000,
+      headersTimeout: Math.min(60_000, requestTimeoutMs),
       ServerResponse: EndingResponse,
     },
     genReqId: requestId,

@@ -29,6 +29,15 @@ function requestLineTooLong(error: ParserError): boolean {
   return (end === -1 ? packet.length : end) > MAX_URL_LENGTH;
 }
 
+/** What a request that did not arrive within REQUEST_TIMEOUT is told (and its log line says). */
+export const REQUEST_TIMED_OUT = 'the request did not arrive in time; send it again';
+
+/**
+ * Sockets answered 408 while a route was still reading their body: that route's read then fails
+ * as the connection closes, and the error handler logs and counts it as the 408 it was, not 400.
+ */
+export const timedOutSockets = new WeakSet<Socket>();
+
 function answerFor(error: ParserError): Answer {
   if (error.code === 'HPE_HEADER_OVERFLOW') {
     return requestLineTooLong(error)
@@ -44,7 +53,7 @@ function answerFor(error: ParserError): Answer {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     return {
       status: '408 Request Timeout',
-      description: 'the request did not arrive in time; send it again',
+      description: REQUEST_TIMED_OUT,
     };
   }
   return { status: '400 Bad Request', description: 'the request could not be parsed as HTTP/1.1' };
@@ -62,7 +71,11 @@ function errorBody(description: string): string {
 /** Fastify's `clientErrorHandler`: a JSON answer on the raw socket, then the connection closes. */
 export function clientErrorAnswerer(hsts: boolean): (error: ParserError, socket: Socket) => void {
   return (error, socket) => {
-    if (!socket.writable) {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') timedOutSockets.add(socket);
+    // A route may already have begun its answer (REQUEST_TIMEOUT while it reads the body): writing
+    // a second status line would corrupt it, so that connection is only closed.
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (!socket.writable || inFlight?.headersSent === true) {
       socket.destroy();
       return;
     }

@@ -62,6 +62,16 @@ export interface Config {
   readonly metricsPort: number | undefined;
   readonly keyEncryptionSecret: string | undefined;
   readonly shutdownTimeout: number;
+  /**
+   * Seconds for a whole request — request line, headers and body — to arrive (Node's
+   * `requestTimeout`); past it the request is answered 408 and the connection closed.
+   */
+  readonly requestTimeout: number;
+  /**
+   * Seconds a connection may stay silent — kept alive between requests, or with nothing sent
+   * either way during one (Node's `keepAliveTimeout` and the socket timeout) — before it is closed.
+   */
+  readonly idleTimeout: number;
   /** PostgreSQL connections per instance (plus one for key-change notifications). */
   readonly databasePoolSize: number;
   /** Seconds a request waits for the database (a connection, a statement, a SQLite lock) before 503. */
@@ -351,6 +361,8 @@ export function loadConfig(env: Env = process.env): Config {
     metricsPort: metricsPortRaw === undefined ? undefined : r.int('METRICS_PORT', 0, 1, 65535),
     keyEncryptionSecret,
     shutdownTimeout: r.int('SHUTDOWN_TIMEOUT', 10, 1, 600),
+    requestTimeout: r.int('REQUEST_TIMEOUT', 120, 1, 3600),
+    idleTimeout: r.int('IDLE_TIMEOUT', 72, 1, 3600),
     databasePoolSize: r.int('DATABASE_POOL_SIZE', 10, 1, 1000),
     databaseTimeout: r.int('DATABASE_TIMEOUT', 5, 1, 300),
     databaseNamedStatements: r.onOff('DATABASE_NAMED_STATEMENTS', true),

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { REQUEST_TIMED_OUT, timedOutSockets } from './client-error.js';
 import { DISPLAY_TEXT_PATTERN, displayTextProblem } from './display-text.js';
 import { ApiError, OAuthError, type OAuthErrorCode, WireError } from './errors.js';
 import { MAX_PATH_SEGMENT_LENGTH } from './limits.js';
@@ -120,6 +121,9 @@ function describeValidation(error: FastifyError, request: FastifyRequest): strin
 /** Maps Fastify's own errors (parsing, limits, validation) to our wire errors. */
 export function toWireError(error: FastifyError, request: FastifyRequest): WireError {
   if (error instanceof WireError) return error;
+  // The body stopped arriving and REQUEST_TIMEOUT answered 408 on the socket (client-error.ts).
+  if (timedOutSockets.has(request.raw.socket))
+    return new OAuthError('invalid_request', REQUEST_TIMED_OUT, 408);
   if (error.validation) {
     const code = request.routeOptions.config?.validationErrorCode ?? 'invalid_request';
     const description = describeValidation(error, request);

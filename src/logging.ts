@@ -6,6 +6,7 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { type DestinationStream, type Logger, type LoggerOptions, pino, stdSerializers } from 'pino';
 import type { LogLevel, LogRequests } from './config.js';
+import { TOKEN_PREFIX } from './crypto/tokens.js';
 
 const SECRET_PARAMS = new Set([
   'code',
@@ -21,7 +22,29 @@ const SECRET_PARAMS = new Set([
   'csrf_token',
 ]);
 
+/** `_` as a URL may spell it: a client can percent-encode any character of a path. */
+const UNDERSCORE = '(?:_|%5[Ff])';
+/**
+ * A value that looks like a secret of this server (one of its token prefixes, src/crypto/tokens.ts)
+ * or a JWT (an ID token), anywhere in a URL — the path too, where a client may put a token by
+ * mistake, and inside another word or after a percent-encoded space: everything after the prefix
+ * up to the next delimiter (`/ ? & # ; =`) is masked, the prefix kept to say what it was.
+ */
+const TOKEN_LOOKING = new RegExp(
+  `(${Object.values(TOKEN_PREFIX)
+    .map((prefix) => prefix.replaceAll('_', UNDERSCORE))
+    .join('|')})[^/?&#;=\\s]+|eyJ[\\w-]*\\.[\\w-]+\\.[\\w-]*`,
+  'g',
+);
+
+/** `url` as it may be logged: token-looking values and secret query parameters masked. */
 export function maskUrl(url: string): string {
+  return maskQuery(
+    url.replace(TOKEN_LOOKING, (_match, prefix: string | undefined) => `${prefix ?? ''}${CENSOR}`),
+  );
+}
+
+function maskQuery(url: string): string {
   const q = url.indexOf('?');
   if (q < 0) return url;
   const params = url
@@ -44,6 +67,12 @@ export function maskUrl(url: string): string {
 /** Field names whose values are never written, at the top level of a log call or one level below. */
 const SECRET_FIELDS = new Set([...SECRET_PARAMS, 'authorization', 'cookie', 'set-cookie', 'x-csrf-token']);
 const CENSOR = '[redacted]';
+/**
+ * An error's own fields are censored as any other object's, but for `code`: on an error it is
+ * Node's or the database's code (`ECONNRESET`, `40P01`), which an operator needs, never an OAuth
+ * authorization code.
+ */
+const SECRET_ERROR_FIELDS = new Set([...SECRET_FIELDS].filter((name) => name !== 'code'));
 /** Keys pino serialises itself (request, reply, error): their serializers already keep only safe fields. */
 const SERIALISED = new Set(['req', 'res', 'err']);
 
@@ -54,10 +83,13 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** A copy of `record` with its secret fields censored, or `record` itself when it has none. */
-function censored(record: Record<string, unknown>): Record<string, unknown> {
+function censored(
+  record: Record<string, unknown>,
+  secret: ReadonlySet<string> = SECRET_FIELDS,
+): Record<string, unknown> {
   let copy: Record<string, unknown> | undefined;
   for (const key of Object.keys(record)) {
-    if (SECRET_FIELDS.has(key.toLowerCase())) {
+    if (secret.has(key.toLowerCase())) {
       copy ??= { ...record };
       copy[key] = CENSOR;
     }
@@ -96,7 +128,8 @@ export function loggerOptions(level: LogLevel): LoggerOptions {
     formatters: { log: redactSecrets },
     serializers: {
       // An error's own fields are logged too: a secret-named one is censored like any other.
-      err: (error: Error) => censored(stdSerializers.err(error) as unknown as Record<string, unknown>),
+      err: (error: Error) =>
+        censored(stdSerializers.err(error) as unknown as Record<string, unknown>, SECRET_ERROR_FIELDS),
       req(request: FastifyRequest) {
         return {
           method: request.method,

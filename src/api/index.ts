@@ -12,6 +12,7 @@ import { FAMILIES } from '../school/families/index.js';
 import { accountRoutes } from './account.js';
 import { analyticsRoutes } from './analytics.js';
 import { registerFamily } from './builder.js';
+import { refuseFormBodies } from './json-bodies.js';
 import { errorSchema } from './schemas.js';
 import { schoolRoutes } from './schools.js';
 import { uploadFileRoute, uploadRoutes } from './uploads.js';
@@ -37,11 +38,17 @@ function documentAccess(route: RouteOptions, access: Access): void {
       : `No token (\`forbidden\`, no challenge; \`Link: <…/.well-known/oauth-protected-resource>; rel="describedby"\` and \`resource_metadata\` say how to get one), a token without "${access.scope}" (\`insufficient_scope\`, with WWW-Authenticate), or the person may not do this (\`forbidden\`)`,
   );
   response[404] ??= errorResponse('No such school or item (`not_found`)');
+  if ([route.method].flat().some((method) => method !== 'GET' && method !== 'HEAD')) {
+    response[415] ??= errorResponse(
+      'A form-encoded body (`unsupported_media_type`): send a JSON object with Content-Type: application/json',
+    );
+  }
 }
 
 async function v1(app: FastifyInstance, ctx: AppContext, limits: Pick<EndpointLimits, 'api'>): Promise<void> {
   // RATE_LIMIT_API per valid access token (per IP otherwise), counted as the guard judges it.
   installGuard(app, ctx, limits.api);
+  refuseFormBodies(app);
   app.addHook('onRoute', (route) => {
     if (route.config?.access && route.method !== 'HEAD') documentAccess(route, route.config.access);
   });

@@ -38,6 +38,32 @@ for (const dialect of DIALECTS) {
       assert.match(res.json().error_description, /Authorization header/);
     });
 
+    it('a form-encoded body is answered 415, saying to send JSON; an upload, to send multipart', async () => {
+      const token = await mintAccessToken(t, {
+        accountId: demo.accountId,
+        scopes: ['account:write', 'storage:write'],
+      });
+      const form = (url: string, method: 'PATCH' | 'POST') =>
+        t.app.inject({
+          method,
+          url,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+          payload: 'name=Form+Name',
+        });
+      const res = await form('/api/v1/account', 'PATCH');
+      assert.equal(res.statusCode, 415);
+      assert.equal(res.json().error, 'unsupported_media_type');
+      assert.match(
+        res.json().error_description,
+        /does not take form-encoded bodies; send the body as a JSON object with Content-Type: application\/json/,
+      );
+      const upload = await form('/api/v1/schools/demo/uploads', 'POST');
+      assert.equal(upload.statusCode, 415);
+      assert.match(upload.json().error_description, /Content-Type: multipart\/form-data/);
+      const json = await call(t, 'PATCH', '/api/v1/account', { token, body: { name: 'Json Name' } });
+      assert.equal(json.statusCode, 200, json.body);
+    });
+
     it('judges the token before the body: 401 and 403 come before 400', async () => {
       const bad = await call(t, 'POST', '/api/v1/schools/demo/courses', {
         token: 'sa_at_unknown',

@@ -116,6 +116,11 @@ const URL_ROWS: ReadonlyArray<[name: string, clientId: (origin: string) => strin
     (o) => `${o.replace('localhost', 'LOCALHOST')}/a.json`,
     /not in canonical form; use "https:\/\/localhost/,
   ],
+  [
+    'a host ending in a dot',
+    (o) => `${o.replace('localhost', 'localhost.')}/a.json`,
+    /names its host with a final dot; use "https:\/\/localhost:\d+\/a\.json"/,
+  ],
 ];
 
 for (const dialect of DIALECTS) {
@@ -310,6 +315,37 @@ for (const dialect of DIALECTS) {
       } finally {
         await listening.close();
       }
+    });
+
+    it('a block on a domain also refuses, at the revocation endpoint, a client stored under its final-dot spelling', async () => {
+      const { saveMetadataClient } = await import('../../src/storage/clients.repository.js');
+      const clientId = 'https://rt-blocked.example./client.json';
+      await saveMetadataClient(t.ctx.db, {
+        id: clientId,
+        kind: 'metadata_document',
+        name: 'Stored before final dots were refused',
+        application_type: 'native',
+        redirect_uris: '[]',
+        token_endpoint_auth_method: 'none',
+        secret_hash: null,
+        grant_types: '[]',
+        response_types: '[]',
+        metadata: '{}',
+        id_token_signed_response_alg: 'RS256',
+        disabled: 0,
+        created_at: t.ctx.now(),
+        last_used_at: null,
+      });
+      const revoke = () => postForm(t, '/api/oauth/revoke', { client_id: clientId, token: 'unknown' });
+      assert.equal((await revoke()).statusCode, 200);
+      await setMetadataRule(
+        t.ctx.db,
+        { kind: 'domain', target: 'rt-blocked.example', decision: 'block' },
+        t.ctx.now(),
+      );
+      const refused = await revoke();
+      assert.equal(refused.statusCode, 401);
+      assert.equal(refused.json().error, 'invalid_client');
     });
 
     it('a client the operator disabled stays disabled whatever its document says', async () => {

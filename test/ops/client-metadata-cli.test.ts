@@ -30,7 +30,7 @@ for (const dialect of DIALECTS) {
         ['client', 'trust', '--client-id', 'http://a.example.com/c.json'],
         ['client', 'trust', '--client-id', 'https://a.example.com'],
         ['client', 'block', '--domain', 'com'],
-        ['client', 'block', '--domain', 'Example.com'],
+        ['client', 'block', '--domain', 'example.com..'],
         ['client', 'block', '--domain', '*.example.com'],
         ['client', 'clear-rule'],
         ['client', 'list', '--kind', 'bogus'],
@@ -109,6 +109,52 @@ for (const dialect of DIALECTS) {
         decision: 'block',
         grants_revoked: 2,
       });
+    });
+
+    it('block and trust take a domain in any spelling (final dot, upper case, an IDN) and keep it as one host', async () => {
+      const db = storage.db;
+      const now = Math.floor(Date.now() / 1000);
+      const account = await addAccount(db, now);
+      // A row kept from before client_id URLs with a final dot were refused.
+      const dotted = await addClient(
+        db,
+        'metadata_document',
+        now,
+        null,
+        'https://rt-blocked.example./client.json',
+      );
+      const grant = await addGrant(db, account, dotted, now);
+      let r = await cli(url, ['client', 'block', '--domain', 'RT-Blocked.Example.']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(
+        r.stdout,
+        'blocked rt-blocked.example (and subdomains); 1 grant(s) and their tokens revoked\n',
+      );
+      const row = await db
+        .selectFrom('grants')
+        .select('revoked_at')
+        .where('id', '=', grant)
+        .executeTakeFirstOrThrow();
+      assert.notEqual(row.revoked_at, null);
+      r = await cli(url, ['client', 'trust', '--domain', 'Bücher.example.']);
+      assert.equal(r.code, 0, r.stderr);
+      const listed = await rules();
+      assert.match(listed, /block\s+domain\s+rt-blocked\.example\s/);
+      assert.match(listed, /trust\s+domain\s+xn--bcher-kva\.example\s/);
+      r = await cli(url, ['client', 'clear-rule', '--domain', 'xn--bcher-kva.example']);
+      assert.equal(r.code, 0, r.stderr);
+      r = await cli(url, ['client', 'clear-rule', '--domain', 'rt-blocked.example.']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.doesNotMatch(await rules(), /rt-blocked|bcher/);
+    });
+
+    it('a client_id URL with a final dot is refused, naming the URL to give instead', async () => {
+      const r = await cli(url, ['client', 'block', '--client-id', 'https://rt-blocked.example./client.json']);
+      assert.equal(r.code, 2);
+      assert.match(
+        r.stderr,
+        /names its host with a final dot; use "https:\/\/rt-blocked\.example\/client\.json"/,
+      );
     });
 
     it('trust registers a client_id URL as an integration; a later block replaces it; clear-rule removes it', async () => {

@@ -6,10 +6,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { cacheLifetime } from '../../src/oauth/client-id-metadata/cache-lifetime.js';
-import { clientIdUrlProblem, isClientIdUrl } from '../../src/oauth/client-id-metadata/client-id-url.js';
+import {
+  clientIdHost,
+  clientIdUrlProblem,
+  isClientIdUrl,
+} from '../../src/oauth/client-id-metadata/client-id-url.js';
 import { MAX_DOCUMENT_REDIRECT_URIS, validateDocument } from '../../src/oauth/client-id-metadata/document.js';
 import { judgeRedirect } from '../../src/oauth/client-id-metadata/redirect-policy.js';
-import { domainProblem, judgeClientId } from '../../src/oauth/client-id-metadata/rules.js';
+import { domainProblem, inDomain, judgeClientId } from '../../src/oauth/client-id-metadata/rules.js';
 import { specialAddressProblem } from '../../src/oauth/client-id-metadata/special-addresses.js';
 import type { ClientMetadataRule } from '../../src/storage/schema.js';
 
@@ -121,6 +125,7 @@ describe('client_id URLs (draft §3)', () => {
     ['https://app.example.com/a/%2e%2E/c', /"\." or "\.\." path segment/],
     ['https://App.Example.com/c', /canonical form; use "https:\/\/app\.example\.com\/c"/],
     ['https://app.example.com:443/c', /canonical form/],
+    ['https://app.example.com./c', /names its host with a final dot; use "https:\/\/app\.example\.com\/c"/],
     ['https://app.example.com/c d', /whitespace/],
     ['https://аpp.example.com/c', /non-ASCII/],
     ['https://[::1/c', /not a valid URL/],
@@ -383,6 +388,27 @@ describe('operator rules (draft §8.9)', () => {
     assert.equal(judgeClientId(rules, 'https://example.com/c', 'example.com'), 'trusted');
     assert.equal(judgeClientId(rules, 'https://badexample.com/c', 'badexample.com'), 'default');
     assert.equal(judgeClientId(rules, 'https://example.com.evil.net/c', 'example.com.evil.net'), 'default');
+  });
+
+  it('a rule matches its host in every spelling: a final dot, upper case, an IDN or its A-label', () => {
+    const block = [rule('domain', 'rt-blocked.example', 'block')];
+    for (const host of ['rt-blocked.example.', 'RT-Blocked.Example', 'app.rt-blocked.example.']) {
+      assert.equal(judgeClientId(block, `https://${host}/client.json`, host), 'blocked', host);
+    }
+    const idn = [rule('domain', 'xn--bcher-kva.example', 'block')];
+    assert.equal(judgeClientId(idn, 'https://xn--bcher-kva.example/c', 'bücher.example'), 'blocked');
+    assert.equal(judgeClientId(idn, 'https://xn--bcher-kva.example/c', 'xn--bcher-kva.example.'), 'blocked');
+    assert.equal(inDomain('BÜCHER.example.', 'xn--bcher-kva.example'), true);
+    const byId = [rule('client_id', 'https://rt-blocked.example/client.json', 'block')];
+    assert.equal(
+      judgeClientId(byId, 'https://rt-blocked.example./client.json', 'rt-blocked.example'),
+      'blocked',
+    );
+  });
+
+  it('the host shown and judged for a client_id URL has no final dot', () => {
+    assert.equal(clientIdHost('https://rt-blocked.example./client.json'), 'rt-blocked.example');
+    assert.equal(clientIdHost('https://[::1]:8443/c'), '[::1]');
   });
 
   it('a client_id rule matches that URL exactly', () => {

@@ -57,6 +57,17 @@ describe('configuration', () => {
     }
   });
 
+  it('REQUEST_TIMEOUT and IDLE_TIMEOUT: 120 and 72 seconds by default, whole seconds from 1 to 3600, both reported at once', () => {
+    const config = loadConfig({});
+    assert.equal(config.requestTimeout, 120);
+    assert.equal(config.idleTimeout, 72);
+    assert.equal(loadConfig({ REQUEST_TIMEOUT: '30', IDLE_TIMEOUT: '5' }).requestTimeout, 30);
+    assert.deepEqual(problems({ REQUEST_TIMEOUT: '0', IDLE_TIMEOUT: '1h' }), [
+      'REQUEST_TIMEOUT="0": expected a whole number from 1 to 3600',
+      'IDLE_TIMEOUT="1h": expected a whole number from 1 to 3600',
+    ]);
+  });
+
   it('DATABASE_NAMED_STATEMENTS: on by default, off for a pooler that drops prepared statements; nothing else', () => {
     assert.equal(loadConfig({}).databaseNamedStatements, true);
     assert.equal(loadConfig({ DATABASE_NAMED_STATEMENTS: 'off' }).databaseNamedStatements, false);

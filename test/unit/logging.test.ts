@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { pino } from 'pino';
-import { redactSecrets, requestLines, requestLogger, SLOW_REQUEST_MS } from '../../src/logging.js';
+import { mintSecret } from '../../src/crypto/tokens.js';
+import {
+  createLogger,
+  maskUrl,
+  redactSecrets,
+  requestLines,
+  requestLogger,
+  SLOW_REQUEST_MS,
+} from '../../src/logging.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { captureLogLines } from '../helpers/log-lines.js';
 
@@ -31,6 +39,33 @@ describe('log redaction', () => {
     const body = { token: 't' };
     redactSecrets({ body });
     assert.deepEqual(body, { token: 't' });
+  });
+});
+
+describe('what an error, a body and a URL keep in the log', () => {
+  it("an error's code (a database's 40P01, Node's ECONNRESET) is logged; an OAuth code in a body or query is not", () => {
+    const { sink, lines } = captureLogLines();
+    const log = createLogger('info', sink);
+    const deadlock = Object.assign(new Error('deadlock detected'), { code: '40P01', token: 'sa_at_x' });
+    log.error({ err: deadlock, body: { code: 'sa_ac_secret' }, query: { code: 'sa_ac_q' } }, 'failed');
+    log.flush();
+    const line = lines[0] as { err: Record<string, unknown>; body: unknown; query: unknown };
+    assert.equal(line.err.code, '40P01');
+    assert.equal(line.err.token, '[redacted]');
+    assert.deepEqual(line.body, { code: '[redacted]' });
+    assert.deepEqual(line.query, { code: '[redacted]' });
+  });
+
+  it("masks this server's token-looking values anywhere in a logged URL, the path included", () => {
+    const token = 'sa_at_0mhx5c3k1' + 'A'.repeat(43);
+    assert.equal(maskUrl(`/api/v1/schools/${token}/courses`), '/api/v1/schools/sa_at_[redacted]/courses');
+    assert.equal(maskUrl('/x/sa%5Fat%5Fabc/y'), '/x/sa%5Fat%5F[redacted]/y');
+    assert.equal(maskUrl('/x?q=Bearer%20sa_rt_abc&n=1'), '/x?q=Bearer%20sa_rt_[redacted]&n=1');
+    for (const prefix of ['sa_ac_', 'sa_cs_', 'sa_ss_']) {
+      assert.equal(maskUrl(`/p/${prefix}secret`), `/p/${prefix}[redacted]`);
+    }
+    assert.equal(maskUrl('/a/eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln'), '/a/[redacted]');
+    assert.equal(maskUrl('/uploads/upl_123/notes.txt?x=1'), '/uploads/upl_123/notes.txt?x=1');
   });
 });
 
@@ -73,6 +108,14 @@ describe('request log lines (LOG_REQUESTS)', () => {
     assert.equal(line!.statusCode, 200);
     assert.equal(line!.userAgent, 'probe/1');
     assert.equal(typeof line!.responseTime, 'number');
+  });
+
+  it('a token a client put in the URL path is masked in the request line', async () => {
+    const token = mintSecret('accessToken').value;
+    await all.t.app.inject({ method: 'GET', url: `/api/v1/schools/${token}/courses` });
+    const line = completed(all.lines).find((l) => String(l.url).startsWith('/api/v1/schools/'));
+    assert.equal(line?.url, '/api/v1/schools/sa_at_[redacted]/courses');
+    assert.ok(!JSON.stringify(all.lines).includes(token.slice(6)), 'the token appears in no line');
   });
 
   it('errors (the default): successful answers write no line, failed ones do', async () => {

@@ -6,6 +6,7 @@
 import { recordAudit } from '../../audit/audit.js';
 import type { AppContext } from '../../context.js';
 import { clientIdHost, clientIdUrlProblem } from '../../oauth/client-id-metadata/client-id-url.js';
+import { normalizeHost } from '../../oauth/client-id-metadata/host-names.js';
 import { domainProblem, judgeClientId } from '../../oauth/client-id-metadata/rules.js';
 import { listClients, liveGrantIdsOfClient } from '../../storage/client-admin.repository.js';
 import {
@@ -39,9 +40,11 @@ function readTarget(args: { 'client-id'?: string | undefined; domain?: string | 
     if (problem) throw new UsageError(`--client-id ${clientId} ${problem}`);
     return { kind: 'client_id', target: clientId };
   }
-  const problem = domainProblem(domain!);
+  // One spelling per host (case, final dot, IDNA): the rule is stored and matched as it.
+  const host = normalizeHost(domain!);
+  const problem = domainProblem(host);
   if (problem) throw new UsageError(`--domain ${problem}`);
-  return { kind: 'domain', target: domain! };
+  return { kind: 'domain', target: host };
 }
 
 const describeTarget = (t: Target): string =>

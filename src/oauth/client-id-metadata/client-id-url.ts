@@ -3,6 +3,8 @@
  * `client_id` values name a metadata document, and whether one is well-formed enough to fetch.
  */
 
+import { normalizeHost } from './host-names.js';
+
 /** Longest client_id URL accepted (the id is stored, shown and audited as is). */
 export const MAX_CLIENT_ID_URL = 2000;
 
@@ -43,10 +45,35 @@ export function clientIdUrlProblem(clientId: string): string | undefined {
     return 'is not a valid URL';
   }
   if (canonical !== clientId) return `is not in canonical form; use ${JSON.stringify(canonical)}`;
+  // The URL parser keeps a host's final dot, and DNS and TLS ignore it: `https://example.com./…`
+  // is example.com's document under another string (draft §3 compares client_ids as strings), so
+  // it is refused rather than judged, cached or shown as a second client of that host.
+  const url = new URL(clientId);
+  if (url.hostname.endsWith('.')) {
+    url.hostname = normalizeHost(url.hostname);
+    return `names its host with a final dot; use ${JSON.stringify(url.href)}`;
+  }
   return undefined;
 }
 
-/** The host a person sees for a client_id URL (draft §8.5): its hostname, without port. */
+/**
+ * The host of a client_id URL, in the one spelling every rule and page uses (host-names.ts): what
+ * a person sees (draft §8.5) and what a domain rule is matched against. Without port.
+ */
 export function clientIdHost(clientId: string): string {
-  return new URL(clientId).hostname;
+  return normalizeHost(new URL(clientId).hostname);
+}
+
+/**
+ * A client_id URL with its host in that spelling: what a client_id rule is compared by, so a rule
+ * also covers a row stored under a final-dot spelling before such URLs were refused.
+ */
+export function clientIdRuleKey(clientId: string): string {
+  try {
+    const url = new URL(clientId);
+    url.hostname = normalizeHost(url.hostname);
+    return url.href;
+  } catch {
+    return clientId;
+  }
 }

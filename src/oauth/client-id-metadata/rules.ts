@@ -5,13 +5,18 @@
  * rule makes the client a registered integration, whose https redirect URIs become usable.
  */
 import type { ClientMetadataRule } from '../../storage/schema.js';
+import { clientIdRuleKey } from './client-id-url.js';
+import { normalizeHost } from './host-names.js';
 
 export type MetadataVerdict = 'blocked' | 'trusted' | 'default';
 
-/** Whether `host` is `domain` or a subdomain of it (labels compared whole, case-insensitively). */
+/**
+ * Whether `host` is `domain` or a subdomain of it: labels compared whole, both sides in one
+ * spelling (case, final dot and IDNA, host-names.ts).
+ */
 export function inDomain(host: string, domain: string): boolean {
-  const h = host.toLowerCase();
-  const d = domain.toLowerCase();
+  const h = normalizeHost(host);
+  const d = normalizeHost(domain);
   // An IP literal has no subdomains and is no subdomain: only the address itself.
   return h === d || (!isIpLiteral(d) && !isIpLiteral(h) && h.endsWith(`.${d}`));
 }
@@ -22,7 +27,9 @@ const isIpLiteral = (host: string): boolean =>
 const HOST_NAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]*[a-z][a-z0-9-]*$/;
 
 function applies(rule: ClientMetadataRule, clientId: string, host: string): boolean {
-  return rule.target_kind === 'client_id' ? rule.target === clientId : inDomain(host, rule.target);
+  return rule.target_kind === 'client_id'
+    ? clientIdRuleKey(rule.target) === clientIdRuleKey(clientId)
+    : inDomain(host, rule.target);
 }
 
 /** What the rules say about one client_id URL (whose hostname is `host`). */
@@ -37,11 +44,11 @@ export function judgeClientId(
 }
 
 /**
- * Why `domain` cannot be a rule's domain, or undefined: a lower-case host name of at least two
- * labels (a rule for a whole top-level domain is almost certainly a mistake), or an IP literal as
- * a URL writes it (which matches only itself).
+ * Why `domain` (already normalised: normalizeHost) cannot be a rule's domain, or undefined: a host
+ * name of at least two labels (a rule for a whole top-level domain is almost certainly a mistake),
+ * or an IP literal as a URL writes it (which matches only itself).
  */
 export function domainProblem(domain: string): string | undefined {
   if (isIpLiteral(domain) || HOST_NAME.test(domain)) return undefined;
-  return `"${domain}" is not a host name in lower case with at least two labels, such as example.com`;
+  return `"${domain}" is not a host name with at least two labels, such as example.com`;
 }

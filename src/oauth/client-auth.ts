@@ -92,32 +92,43 @@ function checkSecret(client: Client, given: Presented): void {
 
 /**
  * Authenticates the calling client or throws 401 invalid_client (400 invalid_request for two
- * methods). `looked` sees who is asking before any secret is checked: the client when it is known
- * and enabled, else undefined (none named, unknown, or credentials that cannot be read). The token
- * endpoint counts its rate limit there. `read` reads the client row by id (findClient unless the
- * caller reads more in the same statement); every check below is made on what it answers.
+ * methods). `judged` hears the verdict before anything is answered (the token endpoint counts its
+ * rate limit there, docs/security.md "Rate limits"): the client when it proved itself with its
+ * secret, else undefined — a public client (its client_id is public: naming it proves nothing),
+ * and every failure (none named, unknown, disabled, a wrong or missing secret, credentials that
+ * cannot be read). `read` reads the client row by id (findClient unless the caller reads more in
+ * the same statement); every check below is made on what it answers.
  */
 export async function authenticateClient(
   ctx: Pick<AppContext, 'db'>,
   credentials: ClientCredentials,
-  looked?: (client: Client | undefined) => void,
+  judged?: (proven: Client | undefined) => void,
   read: (clientId: string) => Promise<Client | undefined> = (clientId) => findClient(ctx.db, clientId),
 ): Promise<Client> {
-  let given: Presented;
+  let client: Client;
   try {
-    given = presented(credentials);
+    client = await identify(ctx, credentials, read);
   } catch (error) {
-    looked?.(undefined);
+    // An unusable credential (not a database fault): a 429 from `judged` answers instead of it.
+    if (error instanceof OAuthError) judged?.(undefined);
     throw error;
   }
+  judged?.(client.token_endpoint_auth_method === 'none' ? undefined : client);
+  return client;
+}
+
+async function identify(
+  ctx: Pick<AppContext, 'db'>,
+  credentials: ClientCredentials,
+  read: (clientId: string) => Promise<Client | undefined>,
+): Promise<Client> {
+  const given = presented(credentials);
   if (given.clientId === undefined) {
-    looked?.(undefined);
     throw invalidClient(`client_id is missing; ${CLIENT_AUTH_HINT}`, false);
   }
   const found = await read(given.clientId);
   const usable = found && found.disabled !== 1 && !(await isBlockedMetadataClient(ctx.db, found));
   const client = usable ? found : undefined;
-  looked?.(client);
   if (!client) {
     throw invalidClient(
       isClientIdUrl(given.clientId)

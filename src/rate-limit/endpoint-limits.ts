@@ -1,8 +1,10 @@
 /**
  * The per-endpoint limits (docs/configuration.md "Rate limits"): registration per client IP, the token endpoint
- * per known client, the API per valid access token. A key the caller can make up (an unknown
- * client_id, a made-up bearer token) counts against the client IP instead, so junk neither
- * escapes the limit nor creates a counter per request (issue 19, item 5).
+ * per confidential client that proved itself with its secret, the API per valid access token.
+ * Everything else counts against the client IP: a key the caller can make up (an unknown
+ * client_id, a made-up bearer token), so junk neither escapes the limit nor creates a counter per
+ * request (issue 19, item 5); and a key a stranger can name without proving anything (a public
+ * or unauthenticated client_id), so a stranger cannot spend another's allowance (issue 44, item 1).
  *
  * Counts live in this process's memory (window-counters.ts): a check never touches the
  * database. On PostgreSQL they are added to the shared table every RATE_LIMIT_FLUSH_MS
@@ -25,10 +27,12 @@ export interface EndpointLimits {
   /** `onRequest` hooks of POST /api/oauth/register: RATE_LIMIT_REGISTER per minute per client IP. */
   readonly registration: readonly onRequestHookHandler[];
   /**
-   * Counts a token request: against the client when it is known and enabled, else against the
-   * client IP. Throws 429 over RATE_LIMIT_TOKEN per minute. Call before the client is authenticated.
+   * Counts a token request: against `proven`, a confidential client that authenticated with its
+   * secret, else against the client IP (a public client, whose client_id anyone can send, and
+   * every request whose client authentication failed). Throws 429 over RATE_LIMIT_TOKEN per
+   * minute. Call once client authentication is judged, before the grant runs.
    */
-  token(request: FastifyRequest, client: Client | undefined): void;
+  token(request: FastifyRequest, proven: Client | undefined): void;
   /**
    * Counts an API request: against the access token (by its stored key) when it is valid, else
    * against the client IP. Throws 429 over RATE_LIMIT_API per minute.
@@ -86,9 +90,9 @@ export function createEndpointLimits(ctx: Ctx, log: SyncLog): EndpointLimits {
         done();
       },
     ],
-    token(request, client) {
-      if (client)
-        check(limitKey('token:client', client.id), config.rateLimitToken, 'token requests for this client');
+    token(request, proven) {
+      if (proven)
+        check(limitKey('token:client', proven.id), config.rateLimitToken, 'token requests for this client');
       else
         check(
           limitKey('token:ip', clientNetwork(request.ip)),

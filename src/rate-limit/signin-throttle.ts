@@ -119,6 +119,9 @@ export async function countAttempt(
  * Takes back an attempt counted as the `failures`-th on its key. When that attempt is the one
  * that started a block and still the last counted, the block is lifted too: the key is as if the
  * attempt had never been made (earlier blocks had passed, or it would not have been counted).
+ * A row left with nothing counted and no block is deleted: it says nothing an absent row does not
+ * (the next attempt counts as the first either way), and a refused attempt must leave no row keyed
+ * by the email it made up (docs/security.md "Sign-in throttling").
  */
 export async function refundAttempt(
   db: Kysely<Database>,
@@ -140,6 +143,14 @@ export async function refundAttempt(
     }))
     .where('key', '=', key)
     .where('failures', '>', 0)
+    .execute();
+  // A separate statement after the refund: an attempt counted in between makes failures 1 again,
+  // and then the row stays.
+  await db
+    .deleteFrom('signin_throttle')
+    .where('key', '=', key)
+    .where('failures', '=', 0)
+    .where('blocked_until', '<=', now)
     .execute();
 }
 

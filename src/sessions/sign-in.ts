@@ -59,8 +59,10 @@ async function admit(ctx: Ctx, email: string, ip: string, device: string | undef
     // OWASP device cookies: a cookie that failed too often is locked out, i.e. treated as untrusted.
     if (own.admitted) return own;
   }
+  // The IP first: an address that is blocked is refused before anything is keyed by the email it
+  // sends, so a flood of made-up emails from it writes no row (docs/security.md "Sign-in throttling").
   const keys: SigninKey[] = email === '' ? [] : [signinKey.account(email)];
-  return admitSignin(ctx, [...keys, signinKey.ip(ip)]);
+  return admitSignin(ctx, [signinKey.ip(ip), ...keys]);
 }
 
 export async function checkCredentials(

@@ -447,6 +447,13 @@ describe('client metadata documents: issuer and configuration (SPEC §5a)', () =
       assert.ok(Number(limited.headers['retry-after']) >= 1);
       assert.match(pageText(limited.body), /Too many apps were looked up from your address/);
       assert.equal(docs.hits('/r3.json'), 0);
+      // Keyed by the caller's address alone: one address's fetches never spend another's allowance.
+      const elsewhere = await t.app.inject({
+        url: `/oauth/authorize?${query(urls[2]!)}`,
+        remoteAddress: '192.0.2.90',
+      });
+      assert.equal(elsewhere.statusCode, 200, 'another address keeps its own allowance');
+      assert.equal(docs.hits('/r3.json'), 1);
     } finally {
       await t.close();
     }

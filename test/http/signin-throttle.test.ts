@@ -14,6 +14,39 @@ import { Browser, createPerson, type Person, pageText, readForm } from '../helpe
 const LIMIT = 3;
 const WRONG = 'not the password at all';
 
+/** signin_throttle rows keyed by an email that starts with `prefix`. */
+async function accountRows(t: TestApp, prefix: string): Promise<number> {
+  const row = await t.ctx.db
+    .selectFrom('signin_throttle')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('key', 'like', `signin:account:${prefix}%`)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** `count` sign-ins from `ip`, email `${prefix}${i}@example.com`, 50 at a time, with one form and its cookies. */
+async function madeUpEmails(t: TestApp, ip: string, prefix: string, count: number): Promise<number[]> {
+  const first = new Browser(t.url, ip);
+  const form = readForm(await (await first.get('/signin')).text());
+  const statuses: number[] = [];
+  for (let sent = 0; sent < count; sent += 50) {
+    const batch = Array.from({ length: Math.min(50, count - sent) }, (_, i) => {
+      const browser = new Browser(t.url, ip);
+      for (const [name, value] of first.cookies) browser.cookies.set(name, value);
+      return browser.post(form.action, {
+        ...form.fields,
+        email: `${prefix}${sent + i}@example.com`,
+        password: WRONG,
+      });
+    });
+    for (const res of await Promise.all(batch)) {
+      statuses.push(res.status);
+      await res.body?.cancel();
+    }
+  }
+  return statuses;
+}
+
 /** A browser at `ip` that has loaded the sign-in page (so it holds the form's CSRF cookie). */
 async function browserAt(t: TestApp, ip: string, cookiesFrom?: Browser): Promise<SigninBrowser> {
   const browser = new Browser(t.url, ip);
@@ -147,6 +180,25 @@ for (const dialect of DIALECTS) {
       assertThrottled(blocked, await blocked.text());
       const elsewhere = await (await browserAt(t, '127.0.4.2')).signIn(person.email, person.password);
       assert.equal(elsewhere.status, 303, 'the account itself is not blocked');
+    });
+
+    it('an address that is blocked writes no throttle row for the emails it sends: 300 made-up emails, no new row', async () => {
+      const ip = '127.0.4.3';
+      assert.deepEqual(await madeUpEmails(t, ip, 'blocker-', LIMIT), Array(LIMIT).fill(200));
+      assert.equal(await accountRows(t, 'blocker-'), LIMIT, 'made-up emails are counted like real ones');
+      const flood = await madeUpEmails(t, ip, 'flood-', 300);
+      assert.deepEqual(flood, Array(300).fill(429), 'the address is blocked');
+      assert.equal(await accountRows(t, 'flood-'), 0, 'no row keyed by an email the blocked address sent');
+    });
+
+    it('a burst at a person’s account from an address that is blocked does not lock the account: the person signs in from elsewhere', async () => {
+      const ip = '127.0.4.4';
+      assert.deepEqual(await madeUpEmails(t, ip, 'blocker-b-', LIMIT), Array(LIMIT).fill(200));
+      const person = await createPerson(t.ctx.db);
+      const answers = await burst(t, person.email, [ip], 40);
+      for (const a of answers) assertThrottled(a.response, a.text);
+      const elsewhere = await (await browserAt(t, '127.0.4.5')).signIn(person.email, person.password);
+      assert.equal(elsewhere.status, 303, 'the refused burst never counted against the account');
     });
 
     /** The owner signs in once from `ip`: that browser now holds a device cookie. */
@@ -313,6 +365,17 @@ for (const dialect of DIALECTS) {
         303,
         'signed in at the first retry',
       );
+    });
+
+    it('a sign-in answered busy leaves no throttle row: 60 made-up emails while checks are held up write none', async () => {
+      const held = holdPasswordChecks(t, 2); // SIGNIN_CONCURRENCY 1 + SIGNIN_QUEUE 1
+      try {
+        const statuses = await madeUpEmails(t, '127.0.12.1', 'busy-', 60);
+        assert.deepEqual(statuses, Array(60).fill(429), 'every attempt found the checks taken');
+        assert.equal(await accountRows(t, 'busy-'), 0, 'the refunded attempts left no row behind');
+      } finally {
+        await held.release();
+      }
     });
   });
 

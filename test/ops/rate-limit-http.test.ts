@@ -67,6 +67,17 @@ async function junk(send: () => Promise<number>): Promise<Record<number, number>
   return tally;
 }
 
+/** A token request from `ip` (refresh_token grant unless `form` says otherwise). */
+function tokenFrom(app: FastifyInstance, ip: string, form: oauth.Form, headers: Record<string, string> = {}) {
+  return app.inject({
+    method: 'POST',
+    url: '/api/oauth/token',
+    remoteAddress: ip,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    payload: oauth.formBody({ grant_type: 'refresh_token', ...form }),
+  });
+}
+
 /** Rows keyed by this client IP. */
 async function ipRows(t: TestApp, ip: string) {
   return (await endpointRows(t)).filter((row) => row.key.endsWith(`:${ip}`));
@@ -179,10 +190,10 @@ for (const dialect of DIALECTS) {
       await assertFlushedAsOneIpRow(t, 'api:ip', '192.0.2.60');
     });
 
-    it('token endpoint: RATE_LIMIT_TOKEN per minute per client_id', async () => {
+    it('token endpoint: RATE_LIMIT_TOKEN per minute per confidential client that authenticated, its failed grants included', async () => {
       openWindow(t);
-      const client = await oauth.register(t);
-      const other = await oauth.register(t);
+      const client = await oauth.registerConfidential(t);
+      const other = await oauth.registerConfidential(t);
       const person = await oauth.createPerson(t);
       const tokens = await oauth.tokensFor(t, client, person);
       for (let i = 0; i < 2; i++) {
@@ -199,20 +210,14 @@ for (const dialect of DIALECTS) {
       );
     });
 
-    it('token endpoint: 1,500 made-up client ids count against the client IP and write no row; a known client keeps its own allowance', async () => {
+    it('token endpoint: 1,500 made-up client ids count against the client IP and write no row; a client that authenticates keeps its own allowance', async () => {
       openWindow(t);
-      const client = await oauth.register(t);
-      const post = (clientId: string) =>
-        t.app.inject({
-          method: 'POST',
-          url: '/api/oauth/token',
-          remoteAddress: '192.0.2.70',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          payload: oauth.formBody({
-            grant_type: 'refresh_token',
-            refresh_token: 'sa_rt_unknown',
-            client_id: clientId,
-          }),
+      const client = await oauth.registerConfidential(t);
+      const post = (clientId: string, clientSecret?: string) =>
+        tokenFrom(t.app, '192.0.2.70', {
+          refresh_token: 'sa_rt_unknown',
+          client_id: clientId,
+          client_secret: clientSecret,
         });
       const statuses = await junk(
         async () => (await post(`dyn_${randomBytes(16).toString('hex')}`)).statusCode,
@@ -224,26 +229,95 @@ for (const dialect of DIALECTS) {
       );
       assert.deepEqual(await ipRows(t, '192.0.2.70'), [], 'no rate-limit row written on the request path');
       for (let i = 0; i < 3; i++) {
-        assert.equal((await post(client.client_id)).statusCode, 400, 'a known client is not the IP');
+        assert.equal(
+          (await post(client.client_id, client.client_secret)).statusCode,
+          400,
+          'a client that authenticates is not the IP',
+        );
       }
-      assertRateLimited(await post(client.client_id));
+      assertRateLimited(await post(client.client_id, client.client_secret));
       await assertFlushedAsOneIpRow(t, 'token:ip', '192.0.2.70');
+      // Naming a known client without its secret is junk too: the exhausted IP answers.
+      assertRateLimited(await post(client.client_id));
     });
 
     it('token endpoint: a client authenticating with HTTP Basic counts against its client_id, not the IP', async () => {
       openWindow(t);
-      const client = await oauth.register(t);
-      const other = await oauth.register(t);
+      const client = await oauth.registerConfidential(t);
+      const other = await oauth.registerConfidential(t);
       const refreshAs = (c: oauth.RegisteredClient) =>
         oauth.postForm(
           t,
           '/api/oauth/token',
           { grant_type: 'refresh_token', refresh_token: 'sa_rt_unknown' },
-          { authorization: oauth.basicAuthorization(c.client_id) },
+          { authorization: oauth.basicAuthorization(c.client_id, c.client_secret) },
         );
       for (let i = 0; i < 3; i++) assert.equal((await refreshAs(client)).statusCode, 400);
       assertRateLimited(await refreshAs(client));
       assert.equal((await refreshAs(other)).statusCode, 400, 'another client has its own budget');
+    });
+
+    it('token endpoint: junk naming a confidential client without its secret, from another address, never makes its correct refresh answer 429', async () => {
+      openWindow(t);
+      const client = await oauth.registerConfidential(t);
+      const tokens = await oauth.tokensFor(t, client, await oauth.createPerson(t));
+      const stranger = '192.0.2.80';
+      const tally: Record<number, number> = {};
+      for (let i = 0; i < 30; i++) {
+        const kind = i % 3;
+        const response = await tokenFrom(
+          t.app,
+          stranger,
+          {
+            refresh_token: tokens.refresh_token,
+            client_id: kind === 2 ? undefined : client.client_id,
+            client_secret: kind === 1 ? 'not the secret' : undefined,
+          },
+          // No secret in the body, a wrong one, and a Basic header with an empty password.
+          kind === 2 ? { authorization: oauth.basicAuthorization(client.client_id) } : {},
+        );
+        tally[response.statusCode] = (tally[response.statusCode] ?? 0) + 1;
+      }
+      assert.deepEqual(tally, { 401: 3, 429: 27 }, 'the stranger spends its own address’s allowance');
+      const correct = await oauth.refresh(t, client, tokens.refresh_token);
+      assert.equal(correct.statusCode, 200, correct.body);
+      await t.app.rateLimits.flush();
+      assert.deepEqual(
+        await endpointRows(t).then((rows) =>
+          rows.filter((row) =>
+            [`token:client:${client.client_id}`, `token:ip:${stranger}`].includes(row.key),
+          ),
+        ),
+        t.dialect === 'postgres'
+          ? [
+              { key: `token:client:${client.client_id}`, count: 2 },
+              { key: `token:ip:${stranger}`, count: 30 },
+            ]
+          : [],
+        'the code exchange and the refresh count against the client; the junk against the stranger',
+      );
+    });
+
+    it('token endpoint: a public client counts against the caller’s address, so junk naming it from another address never makes its refresh answer 429', async () => {
+      openWindow(t);
+      const client = await oauth.register(t);
+      const tokens = await oauth.tokensFor(t, client, await oauth.createPerson(t));
+      const stranger = '192.0.2.81';
+      const tally: Record<number, number> = {};
+      for (let i = 0; i < 30; i++) {
+        const response = await tokenFrom(t.app, stranger, {
+          refresh_token: `sa_rt_guess${i}`,
+          client_id: client.client_id,
+        });
+        tally[response.statusCode] = (tally[response.statusCode] ?? 0) + 1;
+      }
+      assert.deepEqual(
+        tally,
+        { 400: 3, 429: 27 },
+        'invalid_grant within the stranger’s allowance, then refused',
+      );
+      const correct = await oauth.refresh(t, client, tokens.refresh_token);
+      assert.equal(correct.statusCode, 200, correct.body);
     });
 
     if (dialect === 'postgres') {
@@ -267,6 +341,44 @@ for (const dialect of DIALECTS) {
           assert.deepEqual(await statuses(a, 1), [201]);
           await a.rateLimits.flush();
           assert.deepEqual(await statuses(a, 1), [429], 'A counts B’s hit from its next flush on');
+        } finally {
+          await b.close();
+        }
+      });
+
+      it('two instances: junk naming a client at A counts against the stranger’s address at B too, never against the client', async () => {
+        const b = await secondInstance(t);
+        try {
+          openWindow(t);
+          const client = await oauth.registerConfidential(t);
+          const tokens = await oauth.tokensFor(t, client, await oauth.createPerson(t));
+          const stranger = '192.0.2.82';
+          const junkAt = async (app: FastifyInstance) =>
+            (
+              await tokenFrom(app, stranger, {
+                refresh_token: tokens.refresh_token,
+                client_id: client.client_id,
+              })
+            ).statusCode;
+          const atA = [];
+          for (let i = 0; i < 20; i++) atA.push(await junkAt(t.app));
+          assert.deepEqual(atA, [...Array(3).fill(401), ...Array(17).fill(429)]);
+          await t.app.rateLimits.flush();
+          // B has not flushed this key yet: its own first hit, then A's twenty from its flush on.
+          assert.equal(await junkAt(b.app), 401);
+          await b.app.rateLimits.flush();
+          assert.equal(await junkAt(b.app), 429, 'B counts A’s junk against the stranger’s address');
+          const correct = await b.app.inject({
+            method: 'POST',
+            url: '/api/oauth/token',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            payload: oauth.formBody({
+              grant_type: 'refresh_token',
+              refresh_token: tokens.refresh_token,
+              ...oauth.clientCredentials(client),
+            }),
+          });
+          assert.equal(correct.statusCode, 200, correct.body);
         } finally {
           await b.close();
         }

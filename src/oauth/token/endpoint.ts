@@ -84,12 +84,13 @@ export async function tokenRoutes(
       const body = await inRequestTransaction(ctx.db, async (db): Promise<TokenResponseBody> => {
         // PostgreSQL: the code or refresh token is read with the client, in one statement.
         const joined = dialectOf(db) === 'postgres' ? joinedRead(db, grantType, params) : undefined;
-        // RATE_LIMIT_TOKEN per known client (per IP for a made-up client_id): counted once the
-        // client is looked up, before its secret is checked or the grant runs.
+        // RATE_LIMIT_TOKEN per confidential client that proved its secret, else per client IP
+        // (docs/security.md "Rate limits"): counted once client authentication is judged, before
+        // the grant runs, so a stranger naming a client_id spends only its own address's allowance.
         const client = await authenticateClient(
           { db },
           clientCredentials(request),
-          (known) => limits.token(request, known),
+          (proven) => limits.token(request, proven),
           joined?.read,
         );
         checkClientGrant(client, grantType);

@@ -14,8 +14,8 @@ import {
   listMemberships,
   updateAccount,
 } from '../../storage/accounts.repository.js';
-import { revokeGrantsWithin } from '../../storage/grants.repository.js';
 import { forgetAllAppsWithin } from '../../storage/connected-apps.repository.js';
+import { revokeGrantsWithin } from '../../storage/grants.repository.js';
 import type { Role } from '../../storage/schema.js';
 import { inTransaction } from '../../storage/transaction.js';
 import {

@@ -1,13 +1,15 @@
 /**
  * `schoolauth <noun> <verb> [--options]`: finds the command, checks its arguments, opens the
- * database (migrating it), runs, and turns every failure into one line and an exit code:
+ * database (migrating it; only `migrate` and `demo` may create it), runs, and turns every failure into one line and an exit code:
  * 2 for wrong usage, 1 for a command that could not be carried out.
  */
 import { bootstrap } from '../bootstrap.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { AppContext } from '../context.js';
 import { newDatabaseWarning } from '../ops/start-up-warnings.js';
+import { NoDatabaseError } from '../storage/existing-database.js';
 import { type CliIo, type Command, commandHelp, parseOptions, UsageError } from './command.js';
+import { missingDatabase } from './missing-database.js';
 import { COMMANDS } from './registry.js';
 
 const HELP_FLAGS = ['--help', '-h'];
@@ -80,11 +82,14 @@ export async function runCli(
     const { command, rest } = findCommand(argv);
     const { values, argument } = parseOptions(command, rest);
     const config = loadConfig(env);
+    const missing = (error: unknown) => {
+      throw error instanceof NoDatabaseError ? missingDatabase(error, config, env) : error;
+    };
     if (command.bare) {
-      await command.run(config, values as never, io, argument);
+      await command.run(config, values as never, io, argument).catch(missing);
       return 0;
     }
-    const started = await bootstrap(config, now);
+    const started = await bootstrap(config, now, { existing: !command.createsDatabase }).catch(missing);
     ctx = started;
     const created = newDatabaseWarning(started);
     if (created) io.stderr(`schoolauth: ${created.message}\n`);

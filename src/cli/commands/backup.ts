@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { requireExistingSqlite } from '../../storage/existing-database.js';
 import { backupSqlite, sqliteFileOf } from '../../storage/sqlite/copy.js';
 import { CommandError, defineCommand, UsageError } from '../command.js';
 
@@ -15,6 +16,8 @@ export const backup = defineCommand({
         'backup copies a SQLite database file; for PostgreSQL use pg_dump -Fc or pg_basebackup (docs/deploy.md "Backups")',
       );
     }
+    // A backup of nothing is no backup: the source must be schoolauth's database, and stays unchanged.
+    requireExistingSqlite(source);
     const target = resolve(args.to!);
     if ([source, `${source}-wal`, `${source}-shm`].includes(target)) {
       throw new UsageError(`--to ${args.to} is the database itself; name a backup file elsewhere`);

@@ -11,6 +11,7 @@ import {
   insertAccount,
   insertMembership,
   insertSchool,
+  membershipsOf,
 } from '../storage/accounts.repository.js';
 import type { Account, Database, Role, School } from '../storage/schema.js';
 import { inTransaction } from '../storage/transaction.js';
@@ -124,5 +125,38 @@ export async function createAccount(
     const role: Role = schoolCreated ? 'owner' : (input.role ?? DEFAULT_JOIN_ROLE);
     await insertMembership(trx, { account_id: account.id, school_id: school.id, role, created_at: now });
     return { account, school, schoolCreated, role };
+  });
+}
+
+export interface Joined {
+  readonly school: School;
+  readonly role: Role;
+}
+
+/**
+ * Adds an existing account to another school (a person who teaches at two schools has one
+ * account, one password, and a membership in each). Refused when the school does not exist or
+ * the account is already a member there: its role is not changed behind the operator's back.
+ */
+export async function joinSchool(
+  db: Kysely<Database>,
+  account: Pick<Account, 'id' | 'email'>,
+  slug: string,
+  role: Role,
+  now: number,
+): Promise<Joined> {
+  return inTransaction(db, async (trx) => {
+    const school = await findSchoolBySlug(trx, slug);
+    if (!school) {
+      throw new AccountRuleError(
+        `school "${slug}" does not exist; schoolauth school list shows the schools, schoolauth school create makes one`,
+      );
+    }
+    const member = (await membershipsOf(trx, account.id)).find((m) => m.school_id === school.id);
+    if (member) {
+      throw new AccountRuleError(`${account.email} is already a member of school ${slug}, as ${member.role}`);
+    }
+    await insertMembership(trx, { account_id: account.id, school_id: school.id, role, created_at: now });
+    return { school, role };
   });
 }

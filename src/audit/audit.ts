@@ -24,6 +24,7 @@ export const AUDIT_KINDS = [
   'client.registered',
   'client.created',
   'client.disabled',
+  'client.enabled',
   'client_metadata.fetched',
   'client_metadata.refused',
   'client_metadata.rule_set',
@@ -31,6 +32,8 @@ export const AUDIT_KINDS = [
   'key.rotated',
   'account.created',
   'account.disabled',
+  'account.enabled',
+  'account.joined',
   'account.password_reset',
 ] as const;
 

@@ -25,7 +25,7 @@ import {
   UsageError,
 } from '../command.js';
 
-const ROLES: readonly Role[] = ['owner', 'admin'];
+export const ROLES: readonly Role[] = ['owner', 'admin'];
 
 /** The password piped in, or exit 2 saying how to pipe one. */
 async function passwordFromStdin(io: CliIo, command: string): Promise<string> {
@@ -47,7 +47,8 @@ export function accountFailure(error: unknown): unknown {
   return error;
 }
 
-async function existingAccount(ctx: Parameters<typeof accountList.run>[0], email: string) {
+/** The account with this email, or exit 1 saying there is none (exit 2 for a malformed email). */
+export async function existingAccount(ctx: Parameters<typeof accountList.run>[0], email: string) {
   let normalised: string;
   try {
     normalised = normaliseEmail(email);

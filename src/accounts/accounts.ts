@@ -21,6 +21,9 @@ export class AccountRuleError extends Error {}
 /** A value that can never be accepted (a malformed email, a short password): the caller asks again. */
 export class AccountInputError extends AccountRuleError {}
 
+/** The email belongs to an account already: `account join` adds that account to another school. */
+export class EmailTakenError extends AccountRuleError {}
+
 /** The role an account gets when it joins an existing school and none is named. */
 export const DEFAULT_JOIN_ROLE: Role = 'admin';
 
@@ -93,7 +96,7 @@ export async function createAccount(
   if (problem) throw new AccountInputError(problem);
   if (!input.name.trim()) throw new AccountInputError('the name must not be empty');
   if (await findAccountByEmail(db, email))
-    throw new AccountRuleError(`an account with email ${email} already exists`);
+    throw new EmailTakenError(`an account with email ${email} already exists`);
   const passwordHash = await hashPassword(input.password);
   return inTransaction(db, async (trx) => {
     let school = await findSchoolBySlug(trx, input.school);

@@ -3,6 +3,7 @@ import {
   AccountRuleError,
   createAccount,
   DEFAULT_JOIN_ROLE,
+  EmailTakenError,
   normaliseEmail,
 } from '../../accounts/accounts.js';
 import { recordAudit } from '../../audit/audit.js';
@@ -112,6 +113,12 @@ export const accountCreate = defineCommand({
         : `in school ${school.slug} as ${role}${args.role ? '' : ' (the default role; --role owner makes an owner)'}`;
       io.stdout(`created account ${account.email} (${account.id}) ${how}\n`);
     } catch (error) {
+      if (error instanceof EmailTakenError) {
+        const role = args.role ? ` --role ${args.role}` : '';
+        throw new CommandError(
+          `${error.message}; to add that person to school ${args.school}, run: schoolauth account join --email ${normaliseEmail(args.email!)} --school ${args.school}${role}`,
+        );
+      }
       throw accountFailure(error);
     }
   },

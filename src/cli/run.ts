@@ -81,7 +81,10 @@ function helpFor(argv: readonly string[]): string | undefined {
   const command = COMMANDS.find((c) => c.name === named.slice(0, 2).join(' ') || c.name === named[0]);
   if (command) return commandHelp(command);
   const commands = subcommands(named[0]!);
-  return commands.length > 0 ? nounHelp(named[0]!, commands) : undefined;
+  if (commands.length > 0) return nounHelp(named[0]!, commands);
+  // Help for a command that does not exist: the same refusal as running it, "did you mean" included.
+  findCommand(named);
+  return undefined;
 }
 
 export async function runCli(

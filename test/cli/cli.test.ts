@@ -477,6 +477,14 @@ describe('schoolauth without a database', () => {
       [['acount'], 'unknown command "acount"; did you mean "account"? schoolauth --help lists the commands'],
       [['prnue'], 'unknown command "prnue"; did you mean "prune"? schoolauth --help lists the commands'],
       [['frobnicate'], 'unknown command "frobnicate"; schoolauth --help lists the commands'],
+      [
+        ['help', 'acount'],
+        'unknown command "acount"; did you mean "account"? schoolauth --help lists the commands',
+      ],
+      [
+        ['acount', 'list', '--help'],
+        'unknown command "acount list"; did you mean "account list"? schoolauth --help lists the commands',
+      ],
     ];
     for (const [argv, line] of cases) {
       const r = await cli('sqlite::memory:', argv);

@@ -17,6 +17,11 @@ export interface BootstrapOptions {
    * by DATABASE_TIMEOUT. A CLI command may wait as long as it needs.
    */
   readonly server?: boolean;
+  /**
+   * The CLI (but `migrate` and `demo`): only a database that already has schoolauth's tables;
+   * nothing is created (storage/existing-database.ts).
+   */
+  readonly existing?: boolean;
 }
 
 export interface Bootstrapped extends AppContext {
@@ -42,6 +47,7 @@ export async function bootstrap(
     offLoopWorker: (options.server ?? false) && config.pruneThread === 'worker',
     serverLock: options.server ?? false,
     dataDir: config.dataDir,
+    existing: options.existing ?? false,
   });
   try {
     const ran = await migrateToLatest(storage.maintenanceDb, storage.schema);

@@ -300,11 +300,25 @@ function readClientMetadata(r: Reader): ClientMetadataConfig {
   });
 }
 
+/** DATABASE_URL as it may be shown: the password (in the userinfo or `?password=`) replaced by `*****`. */
+export function maskDatabaseUrl(databaseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    return databaseUrl.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:*****@');
+  }
+  if (url.password) url.password = '*****';
+  if (url.searchParams.has('password')) url.searchParams.set('password', '*****');
+  return url.toString();
+}
+
 function readDatabaseUrl(r: Reader, dataDir: string): string {
   const value = r.string('DATABASE_URL', `sqlite:${dataDir}/schoolauth.db`);
   if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(value)) {
+    // Echoed (password masked), so a typo such as `postgress://` or `sqlite//` can be seen.
     r.problems.push(
-      `DATABASE_URL: expected sqlite:<path> (or sqlite::memory:) or postgres://user@host:port/database`,
+      `DATABASE_URL=${JSON.stringify(maskDatabaseUrl(value))}: expected sqlite:<path> (or sqlite::memory:) or postgres://user@host:port/database (postgresql:// also works)`,
     );
   }
   return value;

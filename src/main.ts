@@ -5,20 +5,30 @@
  */
 // First, before start-up allocates anything: see the module's comment.
 import './ops/keep-tick-maps.js';
-import { ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
+
+/**
+ * A port another process listens on: which variable chose it and what to do, instead of Node's
+ * bare `listen EADDRINUSE: address already in use 127.0.0.1:3000`.
+ */
+function portInUse(error: unknown, config: Config | undefined): string | undefined {
+  const { code, port, address } = (error ?? {}) as { code?: string; port?: number; address?: string };
+  if (code !== 'EADDRINUSE' || port === undefined) return undefined;
+  const variable = config?.metricsPort === port && config.port !== port ? 'METRICS_PORT' : 'PORT';
+  return `port ${port} on ${address ?? 'this host'} is already in use (another schoolauth server, or another program): stop that process, or set ${variable} to a free port (e.g. ${variable}=${port + 1})`;
+}
 
 function fail(error: unknown): never {
   if (error instanceof ConfigError) {
     process.stderr.write(`schoolauth: ${error.message}\n`);
     process.exit(2);
   }
-  process.stderr.write(
-    `schoolauth: failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
-  );
+  const message = portInUse(error, config) ?? (error instanceof Error ? error.message : String(error));
+  process.stderr.write(`schoolauth: failed to start: ${message}\n`);
   process.exit(1);
 }
 
-let config: ReturnType<typeof loadConfig>;
+let config: Config | undefined;
 try {
   config = loadConfig();
 } catch (error) {

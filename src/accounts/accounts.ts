@@ -11,6 +11,7 @@ import {
   insertAccount,
   insertMembership,
   insertSchool,
+  membershipsOf,
 } from '../storage/accounts.repository.js';
 import type { Account, Database, Role, School } from '../storage/schema.js';
 import { inTransaction } from '../storage/transaction.js';
@@ -19,6 +20,9 @@ import { inTransaction } from '../storage/transaction.js';
 export class AccountRuleError extends Error {}
 /** A value that can never be accepted (a malformed email, a short password): the caller asks again. */
 export class AccountInputError extends AccountRuleError {}
+
+/** The email belongs to an account already: `account join` adds that account to another school. */
+export class EmailTakenError extends AccountRuleError {}
 
 /** The role an account gets when it joins an existing school and none is named. */
 export const DEFAULT_JOIN_ROLE: Role = 'admin';
@@ -92,7 +96,7 @@ export async function createAccount(
   if (problem) throw new AccountInputError(problem);
   if (!input.name.trim()) throw new AccountInputError('the name must not be empty');
   if (await findAccountByEmail(db, email))
-    throw new AccountRuleError(`an account with email ${email} already exists`);
+    throw new EmailTakenError(`an account with email ${email} already exists`);
   const passwordHash = await hashPassword(input.password);
   return inTransaction(db, async (trx) => {
     let school = await findSchoolBySlug(trx, input.school);
@@ -124,5 +128,38 @@ export async function createAccount(
     const role: Role = schoolCreated ? 'owner' : (input.role ?? DEFAULT_JOIN_ROLE);
     await insertMembership(trx, { account_id: account.id, school_id: school.id, role, created_at: now });
     return { account, school, schoolCreated, role };
+  });
+}
+
+export interface Joined {
+  readonly school: School;
+  readonly role: Role;
+}
+
+/**
+ * Adds an existing account to another school (a person who teaches at two schools has one
+ * account, one password, and a membership in each). Refused when the school does not exist or
+ * the account is already a member there: its role is not changed behind the operator's back.
+ */
+export async function joinSchool(
+  db: Kysely<Database>,
+  account: Pick<Account, 'id' | 'email'>,
+  slug: string,
+  role: Role,
+  now: number,
+): Promise<Joined> {
+  return inTransaction(db, async (trx) => {
+    const school = await findSchoolBySlug(trx, slug);
+    if (!school) {
+      throw new AccountRuleError(
+        `school "${slug}" does not exist; schoolauth school list shows the schools, schoolauth school create makes one`,
+      );
+    }
+    const member = (await membershipsOf(trx, account.id)).find((m) => m.school_id === school.id);
+    if (member) {
+      throw new AccountRuleError(`${account.email} is already a member of school ${slug}, as ${member.role}`);
+    }
+    await insertMembership(trx, { account_id: account.id, school_id: school.id, role, created_at: now });
+    return { school, role };
   });
 }

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
 import type { Principal } from '../resource-server/principal.js';
-import type { FamilyDefinition, Operation } from '../school/define.js';
+import { type FamilyDefinition, type Operation, withArticle } from '../school/define.js';
 import { newId, toColumns } from '../school/rows.js';
 import {
   deleteRow,
@@ -195,7 +195,7 @@ export function registerFamily(untyped: FastifyInstance, ctx: AppContext, def: F
       config: { access: readAccess },
       schema: {
         ...base,
-        summary: `Get a ${def.singular}`,
+        summary: `Get ${withArticle(def.singular)}`,
         description: `One ${def.singular}.${publicNote}`,
         params: paramsSchema(def, true),
         response: { 200: item },
@@ -210,7 +210,7 @@ export function registerFamily(untyped: FastifyInstance, ctx: AppContext, def: F
       config: { access: writeAccess },
       schema: {
         ...base,
-        summary: `Create a ${def.singular}`,
+        summary: `Create ${withArticle(def.singular)}`,
         params: paramsSchema(def, false),
         body: createBodySchema(def),
         response: { 201: item },
@@ -223,7 +223,7 @@ export function registerFamily(untyped: FastifyInstance, ctx: AppContext, def: F
       config: { access: writeAccess },
       schema: {
         ...base,
-        summary: `Change a ${def.singular}`,
+        summary: `Change ${withArticle(def.singular)}`,
         description: 'Send only the fields to change.',
         params: paramsSchema(def, true),
         body: updateBodySchema(def),
@@ -237,7 +237,7 @@ export function registerFamily(untyped: FastifyInstance, ctx: AppContext, def: F
       config: { access: writeAccess },
       schema: {
         ...base,
-        summary: `Delete a ${def.singular}`,
+        summary: `Delete ${withArticle(def.singular)}`,
         params: paramsSchema(def, true),
         response: { 204: { type: 'null', description: 'Deleted' } },
       },

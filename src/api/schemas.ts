@@ -11,7 +11,7 @@ import {
   type TString,
   Type,
 } from '@sinclair/typebox';
-import type { FamilyDefinition, FieldSpec } from '../school/define.js';
+import { type FamilyDefinition, type FieldSpec, withArticle } from '../school/define.js';
 import { httpsUrlSchema } from '../school/url-fields.js';
 
 /** PostgreSQL `integer` is 32-bit; keep every number inside it. */
@@ -116,7 +116,10 @@ export function itemSchema(def: FamilyDefinition): TSchema {
   }
   properties.created_at = timestamp('When it was created');
   properties.updated_at = timestamp('When it last changed');
-  return Type.Object(properties, { description: `A ${def.singular}`, examples: [exampleItem(def)] });
+  return Type.Object(properties, {
+    description: withArticle(def.singular).replace(/^a/, 'A'),
+    examples: [exampleItem(def)],
+  });
 }
 
 export function pageSchema(def: FamilyDefinition): TSchema {

@@ -24,6 +24,7 @@ export const AUDIT_KINDS = [
   'client.registered',
   'client.created',
   'client.disabled',
+  'client.enabled',
   'client_metadata.fetched',
   'client_metadata.refused',
   'client_metadata.rule_set',
@@ -32,6 +33,8 @@ export const AUDIT_KINDS = [
   'key.sealed',
   'account.created',
   'account.disabled',
+  'account.enabled',
+  'account.joined',
   'account.password_reset',
 ] as const;
 

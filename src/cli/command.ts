@@ -45,6 +45,11 @@ interface CommandBase<O extends OptionSpec> {
 /** A command on the opened (and migrated) database. */
 export interface DatabaseCommand<O extends OptionSpec = OptionSpec> extends CommandBase<O> {
   readonly bare?: false;
+  /**
+   * May create the database (`migrate`, `demo`). Every other command refuses a database that
+   * does not exist or has no schoolauth tables (docs/deploy.md "Running the CLI").
+   */
+  readonly createsDatabase?: true;
   run(ctx: AppContext, args: Args<O>, io: CliIo, argument: string | undefined): Promise<void>;
 }
 

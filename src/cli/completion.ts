@@ -65,7 +65,7 @@ _schoolauth() {
   local line="\${COMP_WORDS[*]:1:COMP_CWORD-1}"
   COMPREPLY=()
   case "$line" in
-    "") COMPREPLY=($(compgen -W "${words(p.nouns)} help --help" -- "$cur")) ;;
+    "") COMPREPLY=($(compgen -W "${words(p.nouns)} help --help --version" -- "$cur")) ;;
 ${nounCases}
 ${p.entries.map(bashEntry).join('\n')}
   esac
@@ -99,7 +99,7 @@ _schoolauth() {
   local prev="\${words[CURRENT-1]}"
   local line="\${(j: :)words[2,CURRENT-1]}"
   case "$line" in
-    "") compadd -- ${words(p.nouns)} help --help ;;
+    "") compadd -- ${words(p.nouns)} help --help --version ;;
 ${nounCases}
 ${p.entries.map(zshEntry).join('\n')}
   esac

@@ -1,8 +1,9 @@
 import type { Command } from './command.js';
 import { accountCreate, accountDisable, accountList, accountResetPassword } from './commands/account.js';
+import { accountEnable, accountJoin } from './commands/account-access.js';
 import { auditList } from './commands/audit.js';
 import { backup } from './commands/backup.js';
-import { clientCreate, clientDisable, clientList } from './commands/client.js';
+import { clientCreate, clientDisable, clientEnable, clientList } from './commands/client.js';
 import { clientBlock, clientClearRule, clientRules, clientTrust } from './commands/client-metadata-rules.js';
 import { completionCommand } from './commands/completion.js';
 import { demo } from './commands/demo.js';
@@ -17,12 +18,15 @@ export const COMMANDS: readonly Command[] = [
   accountCreate,
   accountList,
   accountDisable,
+  accountEnable,
+  accountJoin,
   accountResetPassword,
   schoolCreate,
   schoolList,
   clientCreate,
   clientList,
   clientDisable,
+  clientEnable,
   clientBlock,
   clientTrust,
   clientClearRule,

@@ -1,16 +1,21 @@
 /**
  * `schoolauth <noun> <verb> [--options]`: finds the command, checks its arguments, opens the
- * database (migrating it), runs, and turns every failure into one line and an exit code:
+ * database (migrating it; only `migrate` and `demo` may create it), runs, and turns every failure into one line and an exit code:
  * 2 for wrong usage, 1 for a command that could not be carried out.
  */
 import { bootstrap } from '../bootstrap.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { AppContext } from '../context.js';
 import { newDatabaseWarning, sealedKeysNotice } from '../ops/start-up-warnings.js';
+import { NoDatabaseError } from '../storage/existing-database.js';
 import { type CliIo, type Command, commandHelp, parseOptions, UsageError } from './command.js';
+import { closest } from './did-you-mean.js';
+import { missingDatabase } from './missing-database.js';
 import { COMMANDS } from './registry.js';
+import { packageVersion } from './version.js';
 
 const HELP_FLAGS = ['--help', '-h'];
+const VERSION_FLAGS = ['--version', '-v'];
 
 const nounOf = (command: Command) => command.name.split(' ')[0]!;
 
@@ -20,7 +25,7 @@ function listing(commands: readonly Command[]): string {
 }
 
 function help(): string {
-  return `usage: schoolauth <command> [options]\n\n${listing(COMMANDS)}\n\nschoolauth <command> --help shows a command's options. Configuration comes from the environment (DATABASE_URL, …); see the README.\n`;
+  return `usage: schoolauth <command> [options]\n\n${listing(COMMANDS)}\n\nschoolauth <command> --help shows a command's options; schoolauth --version the version. Configuration comes from the environment (DATABASE_URL, …); see the README.\n`;
 }
 
 /** The commands of a noun with verbs (`account`, `keys`, …), or none. */
@@ -42,13 +47,28 @@ function findCommand(argv: readonly string[]): { command: Command; rest: string[
   }
   const commands = subcommands(argv[0]!);
   if (commands.length > 0) {
-    const verbs = commands.map((c) => c.name.split(' ')[1]).join(', ');
+    const verbs = commands.map((c) => c.name.split(' ')[1]!);
     const what = argv.length === 1 ? 'needs a command' : `has no command "${argv[1]}"`;
-    throw new UsageError(`${argv[0]} ${what}; use one of: ${verbs}\n\n${listing(commands)}`);
+    const guess = argv.length > 1 ? closest(argv[1]!, verbs) : undefined;
+    const use = guess ? `; did you mean "${argv[0]} ${guess}"? Use one of` : '; use one of';
+    throw new UsageError(`${argv[0]} ${what}${use}: ${verbs.join(', ')}\n\n${listing(commands)}`);
   }
+  const guess = guessCommand(argv);
   throw new UsageError(
-    `unknown command "${argv.slice(0, 2).join(' ')}"; schoolauth --help lists the commands`,
+    `unknown command "${argv.slice(0, 2).join(' ')}"${guess ? `; did you mean "${guess}"?` : ';'} schoolauth --help lists the commands`,
   );
+}
+
+/** The command a mistyped noun (and verb) most likely meant: `acount lst` → `account list`. */
+function guessCommand(argv: readonly string[]): string | undefined {
+  const noun = closest(argv[0]!, [...new Set(COMMANDS.map(nounOf))]);
+  if (!noun) return undefined;
+  const verbs = subcommands(noun).map((c) => c.name.split(' ')[1]!);
+  if (verbs.length === 0) return noun;
+  const typed = argv[1];
+  if (typed === undefined || typed.startsWith('-')) return noun;
+  const verb = verbs.includes(typed) ? typed : closest(typed, verbs);
+  return verb ? `${noun} ${verb}` : noun;
 }
 
 /** Help asked for, as `--help`, `help [noun [verb]]` or `<noun> --help`: the text, else undefined. */
@@ -61,7 +81,10 @@ function helpFor(argv: readonly string[]): string | undefined {
   const command = COMMANDS.find((c) => c.name === named.slice(0, 2).join(' ') || c.name === named[0]);
   if (command) return commandHelp(command);
   const commands = subcommands(named[0]!);
-  return commands.length > 0 ? nounHelp(named[0]!, commands) : undefined;
+  if (commands.length > 0) return nounHelp(named[0]!, commands);
+  // Help for a command that does not exist: the same refusal as running it, "did you mean" included.
+  findCommand(named);
+  return undefined;
 }
 
 export async function runCli(
@@ -72,6 +95,10 @@ export async function runCli(
 ): Promise<number> {
   let ctx: AppContext | undefined;
   try {
+    if (argv.length === 1 && VERSION_FLAGS.includes(argv[0]!)) {
+      io.stdout(`schoolauth ${packageVersion()}\n`);
+      return 0;
+    }
     const text = helpFor(argv);
     if (text !== undefined) {
       io.stdout(text);
@@ -80,11 +107,14 @@ export async function runCli(
     const { command, rest } = findCommand(argv);
     const { values, argument } = parseOptions(command, rest);
     const config = loadConfig(env);
+    const missing = (error: unknown) => {
+      throw error instanceof NoDatabaseError ? missingDatabase(error, config, env) : error;
+    };
     if (command.bare) {
-      await command.run(config, values as never, io, argument);
+      await command.run(config, values as never, io, argument).catch(missing);
       return 0;
     }
-    const started = await bootstrap(config, now);
+    const started = await bootstrap(config, now, { existing: !command.createsDatabase }).catch(missing);
     ctx = started;
     const created = newDatabaseWarning(started);
     if (created) io.stderr(`schoolauth: ${created.message}\n`);

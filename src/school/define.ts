@@ -71,6 +71,15 @@ export interface FamilyDefinition {
   readonly idPrefix: string;
 }
 
+/**
+ * The noun with its indefinite article, "an event", "a course": by the first letter's sound. A
+ * "u" followed by one consonant and a vowel sounds "you" ("a user", "a unit"); any other vowel
+ * start takes "an" ("an order", "an upload").
+ */
+export function withArticle(noun: string): string {
+  return `${/^(?:[aeio]|u(?![^aeiou][aeiou]))/i.test(noun) ? 'an' : 'a'} ${noun}`;
+}
+
 type Options = Omit<FieldSpec, 'kind' | 'description' | 'example'>;
 
 function make(kind: FieldKind) {

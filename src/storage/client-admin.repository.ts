@@ -14,6 +14,11 @@ export async function disableClient(db: Kysely<Database>, clientId: string): Pro
   return liveGrantIdsOfClient(db, clientId);
 }
 
+/** Marks the client enabled again; what was revoked when it was disabled stays revoked. */
+export async function enableClient(db: Kysely<Database>, clientId: string): Promise<void> {
+  await db.updateTable('clients').set({ disabled: 0 }).where('id', '=', clientId).execute();
+}
+
 /** The ids of the client's grants that are still live. */
 export async function liveGrantIdsOfClient(db: Kysely<Database>, clientId: string): Promise<string[]> {
   const rows = await db

@@ -6,8 +6,9 @@ import { resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
+import { NoDatabaseError, openExistingSqlite, requireExistingPostgres } from './existing-database.js';
 import { createPgPool, kyselyPool } from './pg-pool.js';
-import { probePostgres } from './postgres-probe.js';
+import { maskDatabaseUrl, probePostgres } from './postgres-probe.js';
 import { createDatabaseFile } from './private-files.js';
 import type { Database } from './schema.js';
 import { allowImmediate, QueuedSqliteDialect } from './sqlite/driver.js';
@@ -80,13 +81,31 @@ export interface OpenOptions {
   dataDir?: string;
   /** SQLite: hold the one-server-per-file lock (sqlite/server-lock.ts) until close. */
   serverLock?: boolean;
+  /**
+   * The CLI: open only a database that exists with schoolauth's tables, creating nothing (no
+   * file, directory or PostgreSQL schema); else NoDatabaseError (existing-database.ts).
+   */
+  existing?: boolean;
 }
 
 const timeoutMs = (options: OpenOptions): number => (options.timeoutSeconds ?? 5) * 1000;
 
 function openSqlite(path: string, options: OpenOptions): Storage {
-  if (path === ':memory:') return sqliteStorage(new SQLite(path), path, options);
+  if (path === ':memory:') {
+    if (options.existing) throw new NoDatabaseError('sqlite::memory:', 'a database in memory starts empty');
+    return sqliteStorage(new SQLite(path), path, options);
+  }
   const file = resolve(path);
+  if (options.existing) {
+    const database = openExistingSqlite(file);
+    try {
+      const storage = sqliteStorage(database, file, options);
+      return { ...storage, file };
+    } catch (error) {
+      database.close();
+      throw error;
+    }
+  }
   // Created 0600 before SQLite opens it: SQLite would create it 0644 (private-files.ts).
   createDatabaseFile(file, options.dataDir);
   const lock = options.serverLock ? holdServerLock(file) : undefined;
@@ -172,7 +191,8 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Storage>
   });
   try {
     await probePostgres(parsed.toString(), url);
-    if (schema) await createSchema(pool, schema);
+    if (options.existing) await requireExistingPostgres(pool, schema, maskDatabaseUrl(url));
+    else if (schema) await createSchema(pool, schema);
   } catch (error) {
     await pool.end();
     throw error;

@@ -5,6 +5,10 @@
  * whichever query came first, and a black-holed host would hang without a time limit.
  */
 import pg from 'pg';
+import { maskDatabaseUrl } from '../config.js';
+
+// Defined in config.ts, which shows DATABASE_URL in its own errors too; exported here for its importers.
+export { maskDatabaseUrl };
 
 const PROBE_TIMEOUT_MS = 10_000;
 
@@ -14,19 +18,6 @@ export class DatabaseUnavailableError extends Error {
     super(message);
     this.name = 'DatabaseUnavailableError';
   }
-}
-
-/** DATABASE_URL as it may be shown: the password (in the userinfo or `?password=`) replaced by `*****`. */
-export function maskDatabaseUrl(databaseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(databaseUrl);
-  } catch {
-    return databaseUrl.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:*****@');
-  }
-  if (url.password) url.password = '*****';
-  if (url.searchParams.has('password')) url.searchParams.set('password', '*****');
-  return url.toString();
 }
 
 /** What a failed connection means, and what to check: by Node's errno or PostgreSQL's SQLSTATE. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -30,13 +30,16 @@ for (const dialect of DIALECTS) {
   describe(`schoolauth CLI [${dialect}]`, () => {
     let url: string;
     let schema: string | undefined;
-    before(() => {
+    before(async () => {
       if (dialect === 'postgres') {
         schema = newSchemaName();
         url = `${PG_URL}${PG_URL!.includes('?') ? '&' : '?'}schema=${schema}`;
       } else {
         url = `sqlite:${join(mkdtempSync(join(tmpdir(), 'sa-cli-')), 'db.sqlite')}`;
       }
+      // Only migrate (and demo) create a database; every other command needs one.
+      const migrated = await cli(url, ['migrate']);
+      assert.equal(migrated.code, 0, migrated.stderr);
     });
     after(async () => {
       if (schema) await dropSchema(schema);
@@ -45,7 +48,6 @@ for (const dialect of DIALECTS) {
     it('account create for a school that does not exist asks for its name (exit 2) instead of naming it after the slug', async () => {
       const r = await cli(url, createArgs('ada@example.com', 'Ada', 'maths'), 'correct horse battery\n');
       assert.equal(r.code, 2);
-      // The first command on a new file also announces the new database (NEW DATABASE).
       assert.equal(
         r.stderr.split('\n').at(-2),
         'schoolauth: school "maths" does not exist yet; to create it with this account as its owner, add --school-name "<display name>"',
@@ -125,11 +127,17 @@ for (const dialect of DIALECTS) {
       assert.doesNotMatch(r.stdout, /argon2/);
     });
 
-    it('a duplicate email is refused with exit code 1 and one line', async () => {
-      const r = await cli(url, createArgs('ada@example.com', 'Ada', 'maths'), 'some long password');
+    it('a duplicate email is refused with exit code 1 and one line pointing to account join', async () => {
+      const r = await cli(
+        url,
+        createArgs('Ada@example.com', 'Ada', 'art', '--role', 'owner'),
+        'some long password',
+      );
       assert.equal(r.code, 1);
-      assert.equal(r.stderr.trim().split('\n').length, 1);
-      assert.match(r.stderr, /already exists/);
+      assert.equal(
+        r.stderr,
+        'schoolauth: an account with email ada@example.com already exists; to add that person to school art, run: schoolauth account join --email ada@example.com --school art --role owner\n',
+      );
     });
 
     it('a short or missing password is a usage error (exit 2) and never echoed', async () => {
@@ -183,6 +191,79 @@ for (const dialect of DIALECTS) {
       const missing = await cli(url, ['account', 'disable', '--email', 'nobody@example.com']);
       assert.equal(missing.code, 1);
       assert.match(missing.stderr, /no account with email nobody@example.com/);
+    });
+
+    it('account enable lets a disabled account in again, once; its revoked sessions stay ended', async () => {
+      const r = await cli(url, ['account', 'enable', '--email', 'bob@example.com']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(
+        r.stdout,
+        'enabled bob@example.com: it can sign in again (the sessions and tokens revoked when it was disabled stay revoked)\n',
+      );
+      assert.match((await cli(url, ['account', 'list'])).stdout, /bob@example.com.*active/);
+      const again = await cli(url, ['account', 'enable', '--email', 'bob@example.com']);
+      assert.equal(again.code, 0);
+      assert.equal(again.stdout, 'bob@example.com is not disabled; nothing changed\n');
+      const audit = await cli(url, ['audit', 'list', '--kind', 'account.enabled']);
+      assert.equal(audit.stdout.trim().split('\n').length, 2, 'audited once');
+      const missing = await cli(url, ['account', 'enable', '--email', 'nobody@example.com']);
+      assert.equal(missing.code, 1);
+      assert.match(missing.stderr, /no account with email nobody@example.com/);
+    });
+
+    it('account join adds an existing person to a second school (admin by default, or --role), once; an unknown school is refused', async () => {
+      assert.equal((await cli(url, ['school', 'create', '--slug', 'physics', '--name', 'Physics'])).code, 0);
+      const joined = await cli(url, ['account', 'join', '--email', 'Ada@Example.com', '--school', 'physics']);
+      assert.equal(joined.code, 0, joined.stderr);
+      assert.equal(
+        joined.stdout,
+        'added ada@example.com to school physics as admin (the default role; --role owner makes an owner)\n',
+      );
+      const owner = await cli(url, [
+        'account',
+        'join',
+        '--email',
+        'cy@example.com',
+        '--school',
+        'physics',
+        '--role',
+        'owner',
+      ]);
+      assert.equal(owner.code, 0, owner.stderr);
+      assert.equal(owner.stdout, 'added cy@example.com to school physics as owner\n');
+      const list = (await cli(url, ['account', 'list'])).stdout;
+      assert.match(list, /ada@example.com\s+Ada\s+\S+\s+maths \(owner\), physics \(admin\)\s+active/);
+      assert.match(list, /cy@example.com\s+Cy\s+\S+\s+maths \(admin\), physics \(owner\)\s+active/);
+      const twice = await cli(url, [
+        'account',
+        'join',
+        '--email',
+        'ada@example.com',
+        '--school',
+        'physics',
+        '--role',
+        'owner',
+      ]);
+      assert.equal(twice.code, 1);
+      assert.equal(
+        twice.stderr,
+        'schoolauth: ada@example.com is already a member of school physics, as admin\n',
+      );
+      const nowhere = await cli(url, ['account', 'join', '--email', 'ada@example.com', '--school', 'nope']);
+      assert.equal(nowhere.code, 1);
+      assert.match(nowhere.stderr, /school "nope" does not exist; schoolauth school list shows the schools/);
+      const nobody = await cli(url, [
+        'account',
+        'join',
+        '--email',
+        'nobody@example.com',
+        '--school',
+        'physics',
+      ]);
+      assert.equal(nobody.code, 1);
+      assert.match(nobody.stderr, /no account with email nobody@example.com/);
+      const audit = await cli(url, ['audit', 'list', '--kind', 'account.joined']);
+      assert.equal(audit.stdout.trim().split('\n').length, 3, 'each join audited');
     });
 
     it('school create and list; a bad slug or a blank name is a usage error, an existing slug is not', async () => {
@@ -274,9 +355,9 @@ for (const dialect of DIALECTS) {
         assert.equal(r.code, 0, argv.join(' '));
         assert.match(
           r.stdout,
-          /^usage: schoolauth account <create\|list\|disable\|reset-password> \[options\]/,
+          /^usage: schoolauth account <create\|list\|disable\|enable\|join\|reset-password> \[options\]/,
         );
-        for (const verb of ['create', 'list', 'disable', 'reset-password']) {
+        for (const verb of ['create', 'list', 'disable', 'enable', 'join', 'reset-password']) {
           assert.match(r.stdout, new RegExp(`^ {2}account ${verb} `, 'm'), `${argv.join(' ')} lists ${verb}`);
         }
       }
@@ -370,6 +451,55 @@ for (const dialect of DIALECTS) {
   });
 }
 
+describe('schoolauth without a database', () => {
+  it('--version prints the package version', async () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    for (const flag of ['--version', '-v']) {
+      const r = await cli('sqlite::memory:', [flag]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, `schoolauth ${pkg.version}\n`);
+    }
+    assert.match((await cli('sqlite::memory:', ['--help'])).stdout, /schoolauth --version the version/);
+  });
+
+  it('a mistyped noun or verb gets a "did you mean" (exit 2); a word nothing is close to gets none', async () => {
+    const cases: Array<[string[], string]> = [
+      [
+        ['acount', 'list'],
+        'unknown command "acount list"; did you mean "account list"? schoolauth --help lists the commands',
+      ],
+      [
+        ['acount', 'lst'],
+        'unknown command "acount lst"; did you mean "account list"? schoolauth --help lists the commands',
+      ],
+      [['acount'], 'unknown command "acount"; did you mean "account"? schoolauth --help lists the commands'],
+      [['prnue'], 'unknown command "prnue"; did you mean "prune"? schoolauth --help lists the commands'],
+      [['frobnicate'], 'unknown command "frobnicate"; schoolauth --help lists the commands'],
+      [
+        ['help', 'acount'],
+        'unknown command "acount"; did you mean "account"? schoolauth --help lists the commands',
+      ],
+      [
+        ['acount', 'list', '--help'],
+        'unknown command "acount list"; did you mean "account list"? schoolauth --help lists the commands',
+      ],
+    ];
+    for (const [argv, line] of cases) {
+      const r = await cli('sqlite::memory:', argv);
+      assert.equal(r.code, 2, argv.join(' '));
+      assert.equal(r.stderr, `schoolauth: ${line}\n`, argv.join(' '));
+    }
+    const verb = await cli('sqlite::memory:', ['client', 'enabel', '--client-id', 'x']);
+    assert.equal(verb.code, 2);
+    assert.match(
+      verb.stderr,
+      /^schoolauth: client has no command "enabel"; did you mean "client enable"\? Use one of: create, list, disable, enable, /,
+    );
+  });
+});
+
 describe('schoolauth binary', () => {
   it('runs as the package bin and exits 2 on wrong usage', () => {
     const result = spawnSync(process.execPath, ['bin/schoolauth.js', 'account', 'create'], {
@@ -425,6 +555,11 @@ describe('schoolauth completion', () => {
     assert.equal(complete('client', 'list', '--kind', 'i'), 'integration');
     assert.equal(complete('audit', 'list', '--kind', 'key'), 'key.rotated key.sealed');
     assert.equal(complete('completion', 'z'), 'zsh');
+    assert.equal(complete('account', 'j'), 'join');
+    assert.equal(complete('account', 'join', '--role', ''), 'owner admin');
+    assert.equal(complete('client', 'en'), 'enable');
+    assert.equal(complete('backup', '--f'), '--force');
+    assert.equal(complete('--v'), '--version');
   });
 
   // Without zsh the test skips, saying why; with CI=true (.ci/run installs zsh) it runs and fails.

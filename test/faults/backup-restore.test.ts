@@ -170,7 +170,7 @@ describe('backup and restore', () => {
     assert.equal((await cli(url, ['backup', '--to', backupFile])).code, 0);
     const occupied = await cli(url, ['restore', '--from', backupFile]);
     assert.equal(occupied.code, 2);
-    assert.match(occupied.stderr, /already holds a database; stop the service and add --force/);
+    assert.match(occupied.stderr, /already holds a database; add --force to replace it with the backup/);
     assert.equal((await cli(url, ['restore', '--from', backupFile, '--force'])).code, 0);
     const notABackup = join(dir, 'notes.txt');
     writeFileSync(notABackup, 'not a database');

@@ -67,6 +67,7 @@ for (const dialect of DIALECTS) {
 describe('operator-created secrets', () => {
   it('an integration secret printed by `client create` is stored only as a hash', async () => {
     const url = `sqlite:${join(mkdtempSync(join(tmpdir(), 'sa-sec-')), 'db.sqlite')}`;
+    assert.equal((await cli(url, ['migrate'])).code, 0);
     const created = await cli(url, [
       'client',
       'create',

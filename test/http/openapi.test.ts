@@ -178,6 +178,23 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('summaries and item descriptions use "an" before a vowel sound ("Get an event", "Get an order")', () => {
+      const texts: string[] = [];
+      for (const methods of Object.values(spec.paths)) {
+        for (const op of Object.values(methods) as Array<{ summary?: string }>) {
+          if (op.summary) texts.push(op.summary);
+        }
+      }
+      const schemas = JSON.stringify(spec.paths).match(/"description":"A[n]? [^"]*"/g) ?? [];
+      assert.ok(texts.includes('Get an event'), 'Get an event');
+      assert.ok(texts.includes('Get an order'), 'Get an order');
+      assert.ok(texts.includes('Get a course'), 'Get a course');
+      const wrong = [...texts, ...schemas].filter(
+        (text) => /\ba [aeio]/i.test(text) || /\ban [^aeiouh\s]/i.test(text),
+      );
+      assert.deepEqual(wrong, []);
+    });
+
     it('every write operation carries a request example', () => {
       for (const op of apiOperations(spec as never)) {
         if (op.method === 'POST' || op.method === 'PATCH')

@@ -187,7 +187,7 @@ for (const dialect of DIALECTS) {
       assert.match(bad.stderr, /--id-token-alg must be one of RS256, ES256, EdDSA, not "HS256"/);
     });
 
-    it('client disable revokes its grants and tokens and is audited', async () => {
+    it('client disable revokes its grants and tokens and is audited; client enable lets it in again, its old grants staying revoked', async () => {
       const created = await cli(url, [
         'client',
         'create',
@@ -222,6 +222,32 @@ for (const dialect of DIALECTS) {
       }
       const audit = await cli(url, ['audit', 'list', '--kind', 'client.disabled']);
       assert.match(audit.stdout, new RegExp(clientId));
+
+      const enabled = await cli(url, ['client', 'enable', '--client-id', clientId]);
+      assert.equal(enabled.code, 0, enabled.stderr);
+      assert.equal(
+        enabled.stdout,
+        `enabled ${clientId} (Old): it may ask for authorization again; people let it in anew (the grants revoked when it was disabled stay revoked)\n`,
+      );
+      assert.match(
+        (await cli(url, ['client', 'list'])).stdout,
+        new RegExp(`${clientId}\\s+Old\\s+\\S+\\s+\\S+\\s+active`),
+      );
+      const revoked = await storage.db
+        .selectFrom('grants')
+        .select('revoked_at')
+        .where('id', '=', grant.id)
+        .executeTakeFirstOrThrow();
+      assert.notEqual(revoked.revoked_at, null, 'its old grant stays revoked');
+      const again = await cli(url, ['client', 'enable', '--client-id', clientId]);
+      assert.equal(again.code, 0);
+      assert.equal(again.stdout, `${clientId} (Old) is not disabled; nothing changed\n`);
+      const enabledAudit = await cli(url, ['audit', 'list', '--kind', 'client.enabled']);
+      assert.equal(enabledAudit.stdout.trim().split('\n').length, 2, 'audited once');
+      assert.match(enabledAudit.stdout, new RegExp(clientId));
+      const unknown = await cli(url, ['client', 'enable', '--client-id', 'nope']);
+      assert.equal(unknown.code, 1);
+      assert.match(unknown.stderr, /no client with client_id nope/);
     });
 
     it('account disable revokes every grant of the account with all their tokens, and no one else’s', async () => {

@@ -142,7 +142,13 @@ describe('SQLite files of a server', () => {
     );
     const fromCli = await cli(url, ['account', 'list']);
     assert.equal(fromCli.code, 2);
-    assert.match(fromCli.stderr, /DATABASE_URL=.*does not exist/);
+    assert.match(
+      fromCli.stderr,
+      /no schoolauth database at .*x\.db: the file does not exist; the path comes from DATABASE_URL=/,
+    );
+    const migrate = await cli(url, ['migrate']);
+    assert.equal(migrate.code, 2, 'migrate creates the file, never a directory');
+    assert.match(migrate.stderr, /DATABASE_URL=.*does not exist/);
     assert.equal(existsSync(join(parent, 'typo')), false, 'no directory was made');
   });
 });

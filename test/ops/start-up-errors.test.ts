@@ -6,6 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { freePort, PG_URL } from '../helpers/app.js';
 import { cli } from '../helpers/cli.js';
@@ -35,6 +39,38 @@ describe('start-up errors', () => {
     assert.match(result.stderr, /HOST="999.1.1.1": expected an IP address .* or a host name/);
     assert.doesNotMatch(result.stderr, /Invalid URL/);
     assert.ok(Date.now() - started < 30000);
+  });
+
+  it('DATABASE_URL with a mistyped scheme is echoed back, password masked (exit 2, server and CLI)', async () => {
+    const url = 'postgress://bob:s3cret@db.example/schoolauth';
+    const expected = `schoolauth: invalid configuration:\n  - DATABASE_URL="postgress://bob:*****@db.example/schoolauth": expected sqlite:<path> (or sqlite::memory:) or postgres://user@host:port/database (postgresql:// also works)\n`;
+    const server = await serverExit({ DATABASE_URL: url });
+    assert.equal(server.code, 2, server.output);
+    assert.equal(server.output, expected);
+    const r = await cli(url, ['account', 'list']);
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr, expected);
+  });
+
+  it('a port in use says which one, that PORT picks another, and no raw EADDRINUSE (exit 1)', async () => {
+    const taken = createServer();
+    const port = await freePort();
+    await new Promise<void>((resolve) => taken.listen(port, '127.0.0.1', resolve));
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'sa-port-'));
+      const server = await serverExit({ PORT: String(port), DATA_DIR: dir });
+      assert.equal(server.code, 1, server.output);
+      assert.match(
+        server.output,
+        new RegExp(
+          `^schoolauth: failed to start: port ${port} on 127\\.0\\.0\\.1 is already in use \\(another schoolauth server, or another program\\): stop that process, or set PORT to a free port \\(e\\.g\\. PORT=${port + 1}\\)$`,
+          'm',
+        ),
+      );
+      assert.doesNotMatch(server.output, /EADDRINUSE/);
+    } finally {
+      taken.close();
+    }
   });
 
   it('connection refused: the server exits 1 naming DATABASE_URL with the password masked and what to check', async () => {

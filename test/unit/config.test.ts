@@ -111,7 +111,7 @@ describe('configuration', () => {
     );
     assert.match(found.join('\n'), /LOG_REQUESTS="some": expected one of all, errors/);
     assert.match(found.join('\n'), /RATE_LIMITS="maybe": expected "on" or "off"/);
-    assert.match(found.join('\n'), /DATABASE_URL: expected sqlite:<path>/);
+    assert.match(found.join('\n'), /DATABASE_URL="mysql:\/\/x": expected sqlite:<path>/);
     assert.match(found.join('\n'), /ISSUER="http:\/\/auth.example.com": expected https/);
   });
 

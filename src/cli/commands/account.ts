@@ -3,6 +3,7 @@ import {
   AccountRuleError,
   createAccount,
   DEFAULT_JOIN_ROLE,
+  EmailTakenError,
   normaliseEmail,
 } from '../../accounts/accounts.js';
 import { recordAudit } from '../../audit/audit.js';
@@ -28,7 +29,7 @@ import {
   UsageError,
 } from '../command.js';
 
-const ROLES: readonly Role[] = ['owner', 'admin'];
+export const ROLES: readonly Role[] = ['owner', 'admin'];
 
 /** The password piped in, or exit 2 saying how to pipe one. */
 async function passwordFromStdin(io: CliIo, command: string): Promise<string> {
@@ -50,7 +51,8 @@ export function accountFailure(error: unknown): unknown {
   return error;
 }
 
-async function existingAccount(ctx: Parameters<typeof accountList.run>[0], email: string) {
+/** The account with this email, or exit 1 saying there is none (exit 2 for a malformed email). */
+export async function existingAccount(ctx: Parameters<typeof accountList.run>[0], email: string) {
   let normalised: string;
   try {
     normalised = normaliseEmail(email);
@@ -114,6 +116,12 @@ export const accountCreate = defineCommand({
         : `in school ${school.slug} as ${role}${args.role ? '' : ' (the default role; --role owner makes an owner)'}`;
       io.stdout(`created account ${account.email} (${account.id}) ${how}\n`);
     } catch (error) {
+      if (error instanceof EmailTakenError) {
+        const role = args.role ? ` --role ${args.role}` : '';
+        throw new CommandError(
+          `${error.message}; to add that person to school ${args.school}, run: schoolauth account join --email ${normaliseEmail(args.email!)} --school ${args.school}${role}`,
+        );
+      }
       throw accountFailure(error);
     }
   },

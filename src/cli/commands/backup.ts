@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { requireExistingSqlite } from '../../storage/existing-database.js';
 import { backupSqlite, sqliteFileOf } from '../../storage/sqlite/copy.js';
 import { CommandError, defineCommand, UsageError } from '../command.js';
 
@@ -7,7 +9,10 @@ export const backup = defineCommand({
   name: 'backup',
   summary: 'Copy the SQLite database, while the service runs, to a file (SQLite online backup)',
   bare: true,
-  options: { to: { type: 'string', required: true, description: 'the backup file to write' } },
+  options: {
+    to: { type: 'string', required: true, description: 'the backup file to write' },
+    force: { type: 'boolean', description: 'replace the file at --to if there is one' },
+  },
   async run(config, args, io) {
     const source = sqliteFileOf(config.databaseUrl);
     if (!source) {
@@ -15,9 +20,15 @@ export const backup = defineCommand({
         'backup copies a SQLite database file; for PostgreSQL use pg_dump -Fc or pg_basebackup (docs/deploy.md "Backups")',
       );
     }
+    // A backup of nothing is no backup: the source must be schoolauth's database, and stays unchanged.
+    requireExistingSqlite(source);
     const target = resolve(args.to!);
     if ([source, `${source}-wal`, `${source}-shm`].includes(target)) {
       throw new UsageError(`--to ${args.to} is the database itself; name a backup file elsewhere`);
+    }
+    // An earlier backup is never replaced silently: --force says the operator means it.
+    if (!args.force && existsSync(target)) {
+      throw new UsageError(`--to ${args.to} already exists; name a new file, or add --force to replace it`);
     }
     const { pages } = await backupSqlite(source, target, config.databaseTimeout * 1000).catch(
       (error: Error) => {

@@ -6,7 +6,7 @@ import { recordAudit } from '../../audit/audit.js';
 import { DEFAULT_SIGNING_ALG, SIGNING_ALGS, type SigningAlg } from '../../crypto/signing-key.js';
 import { mintSecret, randomId } from '../../crypto/tokens.js';
 import { blankNameProblem, displayTextProblem } from '../../display-text.js';
-import { disableClient, listClients } from '../../storage/client-admin.repository.js';
+import { disableClient, enableClient, listClients } from '../../storage/client-admin.repository.js';
 import { findClient, insertClient, redirectUrisOf } from '../../storage/clients.repository.js';
 import { revokeGrants } from '../../storage/grants.repository.js';
 import type { Client, ClientKind } from '../../storage/schema.js';
@@ -124,6 +124,28 @@ export const clientDisable = defineCommand({
     );
     io.stdout(
       `disabled ${client.id} (${client.name}); ${grantIds.length} grant(s) and their tokens revoked\n`,
+    );
+  },
+});
+
+export const clientEnable = defineCommand({
+  name: 'client enable',
+  summary:
+    'Let a disabled client ask for authorization again (the grants and tokens revoked when it was disabled stay revoked)',
+  options: { 'client-id': { type: 'string', required: true, description: 'the client_id' } },
+  async run(ctx, args, io) {
+    const clientId = args['client-id']!;
+    const client = await findClient(ctx.db, clientId);
+    if (!client) throw new CommandError(`no client with client_id ${clientId}`);
+    if (!client.disabled) {
+      io.stdout(`${client.id} (${client.name}) is not disabled; nothing changed\n`);
+      return;
+    }
+    const now = ctx.now();
+    await enableClient(ctx.db, client.id);
+    await recordAudit(ctx.db, { kind: 'client.enabled', clientId: client.id }, now);
+    io.stdout(
+      `enabled ${client.id} (${client.name}): it may ask for authorization again; people let it in anew (the grants revoked when it was disabled stay revoked)\n`,
     );
   },
 });

@@ -5,6 +5,7 @@ export const demo = defineCommand({
   name: 'demo',
   summary: 'Seed the demo school and owner into an empty database and print the sign-in',
   options: {},
+  createsDatabase: true,
   async run(ctx, _args, io) {
     const seeded = await seedDemoIfEmpty(ctx.db, ctx.now());
     if (!seeded)

@@ -5,6 +5,7 @@ export const migrate = defineCommand({
   name: 'migrate',
   summary: 'Bring the database schema up to date (also done at every start)',
   options: {},
+  createsDatabase: true,
   async run(ctx, _args, io) {
     io.stdout(`database schema is up to date (${ctx.storage.dialect})\n`);
   },

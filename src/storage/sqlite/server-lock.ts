@@ -17,7 +17,11 @@ export interface ServerLock {
 
 /** A second server on a database file another server process holds. */
 export class DatabaseInUseError extends Error {
-  constructor(file: string, pid: number | undefined) {
+  constructor(
+    readonly file: string,
+    /** The server's process, when /proc/locks tells it. */
+    readonly pid: number | undefined,
+  ) {
     super(
       `another schoolauth server${pid === undefined ? '' : ` (pid ${pid})`} is already serving the SQLite database ${file}: only one server process may use a SQLite file. Stop that server first, or set DATABASE_URL to another file (use PostgreSQL to run several instances); the schoolauth CLI may run alongside it.`,
     );

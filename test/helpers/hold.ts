@@ -8,8 +8,9 @@ export interface Held {
 }
 
 /**
- * Begins a transaction, runs `first` in it, and holds it open; answers after a turn of the event
- * loop, when the transaction holds the connection.
+ * Begins a transaction, runs `first` in it, and holds it open; answers once `first` has finished
+ * (so the locks it takes are held: on PostgreSQL that is a round trip, more than a turn of the event
+ * loop on a busy machine) and a turn of the event loop later.
  */
 // biome-ignore lint/suspicious/noExplicitAny: tests hold scratch schemas as well as the application's
 export async function holdTransaction<D extends Kysely<any>>(
@@ -21,10 +22,16 @@ export async function holdTransaction<D extends Kysely<any>>(
   const gate = new Promise<void>((resolve) => {
     open = resolve;
   });
+  let held!: () => void;
+  const firstDone = new Promise<void>((resolve) => {
+    held = resolve;
+  });
   const holding = db.transaction().execute(async (trx) => {
     await first(trx);
+    held();
     await gate;
   });
+  await Promise.race([firstDone, holding]);
   await nextTurn();
   return {
     release: () => {

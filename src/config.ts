@@ -68,7 +68,7 @@ export interface Config {
   readonly databaseTimeout: number;
   /** PostgreSQL: the fixed statements prepared once per connection (off behind PgBouncer < 1.21). */
   readonly databaseNamedStatements: boolean;
-  /** Seed a demo school on first start. Default: only for a loopback issuer. */
+  /** Seed a demo school on first start: only a loopback server (HOST and ISSUER) on SQLite may. */
   readonly seedDemo: boolean;
   readonly clientMetadata: ClientMetadataConfig;
 }
@@ -175,10 +175,25 @@ function readHost(r: Reader): string {
   return value;
 }
 
+/** HOST as it appears in a URL: an IPv6 address in brackets. */
+const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
+
+/**
+ * Without ISSUER the issuer is the loopback address the server listens on (`http://$HOST:$PORT`),
+ * and only then: a server listening beyond loopback (0.0.0.0, ::, a private address, a host name)
+ * cannot know the name its clients use, and a guessed `http://127.0.0.1` issuer there would be
+ * wrong for every client that is not on this machine (docs/deploy.md "The issuer").
+ */
 function readIssuer(r: Reader, host: string, port: number): string {
   const value = r.raw('ISSUER');
-  const fallback = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  if (value === undefined) return host === '0.0.0.0' || host === '::' ? `http://127.0.0.1:${port}` : fallback;
+  const fallback = `http://${urlHost(host)}:${port}`;
+  if (value === undefined) {
+    if (isLoopbackHostname(urlHost(host))) return fallback;
+    r.problems.push(
+      `ISSUER: required when HOST=${JSON.stringify(host)} listens beyond loopback; set ISSUER to the public origin clients use, e.g. ISSUER=https://auth.example.com`,
+    );
+    return `http://127.0.0.1:${port}`;
+  }
   let url: URL;
   try {
     url = new URL(value);
@@ -300,6 +315,8 @@ function readDatabaseUrl(r: Reader, dataDir: string): string {
   return value;
 }
 
+const isSqlite = (databaseUrl: string) => databaseUrl.startsWith('sqlite:');
+
 /** Reads and validates the whole configuration; throws ConfigError listing every bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const r = new Reader(env);
@@ -357,7 +374,17 @@ export function loadConfig(env: Env = process.env): Config {
     seedDemo: false,
     clientMetadata: readClientMetadata(r),
   };
-  const seedDemo = r.onOff('SEED_DEMO', isLoopbackIssuer(config.issuer));
+  // The demo school, and its password on the terminal, only where nobody else can reach them and
+  // nothing else is meant to live: a loopback server on SQLite. Elsewhere `schoolauth demo` seeds
+  // it on purpose (a first PostgreSQL start would otherwise fill what is meant as production).
+  const demoPlace =
+    isLoopbackHostname(urlHost(host)) && isLoopbackIssuer(issuer) && isSqlite(config.databaseUrl);
+  const seedDemo = r.onOff('SEED_DEMO', demoPlace);
+  if (seedDemo && !demoPlace) {
+    r.problems.push(
+      'SEED_DEMO=on: the demo school is seeded at start only by a loopback server (HOST and ISSUER) on SQLite; to seed it into this database run `schoolauth demo`',
+    );
+  }
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return Object.freeze({ ...config, seedDemo, loopbackHosts: Object.freeze([...config.loopbackHosts]) });
 }

@@ -8,6 +8,7 @@ import { KeyStore } from './signing-keys/key-store.js';
 import { openStorage } from './storage/connect.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { migrations } from './storage/migrations/index.js';
+import { refuseSchemaMismatch } from './storage/schema-mismatch.js';
 
 export interface BootstrapOptions {
   /**
@@ -41,6 +42,9 @@ export async function bootstrap(
     dataDir: config.dataDir,
   });
   try {
+    // Without ?schema=, tables of ours in other schemas only: a dropped ?schema=, not a new database.
+    if (storage.dialect === 'postgres' && !storage.schema)
+      await refuseSchemaMismatch(storage.maintenanceDb, config.databaseUrl);
     const ran = await migrateToLatest(storage.maintenanceDb, storage.schema);
     const keys = new KeyStore(storage.db, {
       idTokenTtl: config.idTokenTtl,

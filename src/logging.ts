@@ -109,6 +109,22 @@ export function loggerOptions(level: LogLevel): LoggerOptions {
   };
 }
 
+/** Where an error answer keeps its `error` code for the request's log line (answeredError). */
+const ERROR_CODE = Symbol('answered error code');
+
+/**
+ * Notes the `error` code a failed answer carries (the JSON body's `error`, or an error page's code),
+ * so the request's log line names it: support reads `invalid_grant` or `invalid_client` beside the
+ * status without the body, which is never logged. Only codes from the closed unions of errors.ts
+ * and the pages' problems arrive here, never request data.
+ */
+export function noteErrorCode(reply: FastifyReply, code: string): void {
+  (reply as unknown as Record<symbol, string>)[ERROR_CODE] = code;
+}
+
+const answeredError = (reply: FastifyReply): string | undefined =>
+  (reply as unknown as Record<symbol, string | undefined>)[ERROR_CODE];
+
 /** A request at least this slow is logged under LOG_REQUESTS=errors too (milliseconds). */
 export const SLOW_REQUEST_MS = 1000;
 
@@ -123,7 +139,8 @@ export type RequestEnded = (
 /**
  * One log line per request, written when its answer ends: `request completed` (or `request
  * errored` with `err`) with flat fields — method, masked url, statusCode, responseTime (ms),
- * remoteAddress, userAgent — and the request id bound to the request's logger. Fastify's default
+ * remoteAddress, userAgent, and for an error answer its `error` code — and the request id bound
+ * to the request's logger. Fastify's default
  * adds an "incoming request" line and nests serialised `req`/`res` objects; the second line and
  * the serialisers were most of the logging cost of a metadata GET (docs/performance.md).
  *
@@ -139,7 +156,7 @@ export function requestLines(
   return (request, reply, elapsedMs, error) => {
     observe(request, reply, elapsedMs);
     if (policy === 'errors' && !error && reply.statusCode < 400 && elapsedMs < SLOW_REQUEST_MS) return;
-    const fields = {
+    const fields: Record<string, unknown> = {
       method: request.method,
       url: maskUrl(request.url),
       statusCode: reply.statusCode,
@@ -147,6 +164,8 @@ export function requestLines(
       remoteAddress: request.ip,
       userAgent: request.headers['user-agent'],
     };
+    const code = answeredError(reply);
+    if (code !== undefined) fields.error = code;
     if (error) reply.log.error({ ...fields, err: error }, 'request errored');
     else reply.log.info(fields, 'request completed');
   };

@@ -20,6 +20,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Which answered requests get a `request completed` line: every one, or failed and slow ones. */
   readonly logRequests: LogRequests;
+  /** `json` lines (the default, for machines) or `pretty`, one readable line each (development). */
+  readonly logFormat: LogFormat;
   /** Fastify `trustProxy`: false, true, a hop count, or a comma-separated address list. */
   readonly trustProxy: boolean | number | string;
   readonly codeTtl: number;
@@ -107,6 +109,8 @@ const PRUNE_THREADS: readonly PruneThread[] = ['server', 'worker'];
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 export type LogRequests = 'all' | 'errors';
 const LOG_REQUESTS: readonly LogRequests[] = ['all', 'errors'];
+export type LogFormat = 'json' | 'pretty';
+const LOG_FORMATS: readonly LogFormat[] = ['json', 'pretty'];
 const LOOPBACK_HOSTS = ['127.0.0.1', '[::1]', 'localhost'];
 
 class Reader {
@@ -341,6 +345,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: readDatabaseUrl(r, dataDir),
     logLevel: r.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     logRequests: r.oneOf('LOG_REQUESTS', LOG_REQUESTS, 'errors'),
+    logFormat: r.oneOf('LOG_FORMAT', LOG_FORMATS, 'json'),
     trustProxy: readTrustProxy(r),
     codeTtl: r.int('CODE_TTL', 60, 1, 600),
     accessTokenTtl: r.int('ACCESS_TOKEN_TTL', 3600, 1, 86400),

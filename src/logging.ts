@@ -172,6 +172,24 @@ export function requestLines(
 }
 
 /**
+ * LOG_FORMAT=pretty: pino-pretty, in this process, writing one readable line per entry to stdout
+ * (colours only on a terminal). The entries are the JSON ones after redaction (the formatters and
+ * serializers above run first), so nothing reaches it that the JSON lines would not carry. Loaded
+ * only when asked for: JSON stays the default and what log collectors read.
+ */
+export async function prettyStream(): Promise<NodeJS.WritableStream> {
+  const { default: pretty } = await import('pino-pretty');
+  return pretty({
+    destination: 1,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+    singleLine: true,
+    // A request line's `error` is its answer's code (a string), not an error object to unfold.
+    errorLikeObjectKeys: ['err'],
+  });
+}
+
+/**
  * The server's logger: JSON lines to `stream` (stdout when none). Fastify is given none of its
  * own (app.ts, answer-end.ts): `app.log` is this one, and every request gets a lazy child of it.
  */

@@ -48,8 +48,10 @@ export interface Config {
   readonly signinConcurrency: number;
   /** Sign-ins waiting for a password check; beyond them a sign-in is answered 429 at once. */
   readonly signinQueue: number;
-  /** Hosts accepted in self-registered loopback redirect URIs. */
+  /** Hosts accepted in self-registered loopback redirect URIs (and, with any port, as CORS origins). */
   readonly loopbackHosts: readonly string[];
+  /** Web origins of integrations allowed to call the token, API, … routes from a browser (CORS). */
+  readonly corsOrigins: readonly string[];
   readonly uploadMaxBytes: number;
   readonly pruneInterval: number;
   /**
@@ -268,6 +270,33 @@ function readLoopbackHosts(r: Reader): string[] {
   return hosts;
 }
 
+/**
+ * CORS_ORIGINS: the web origins (scheme, host, port) of integrations whose browser code may call
+ * the token, revocation, introspection, UserInfo, registration and API routes, besides loopback
+ * origins (src/cors.ts). https only: a plain-http page elsewhere could be rewritten in transit.
+ */
+function readCorsOrigins(r: Reader): string[] {
+  const value = r.raw('CORS_ORIGINS');
+  if (value === undefined) return [];
+  const origins: string[] = [];
+  for (const entry of value.split(',').map((o) => o.trim())) {
+    let url: URL | undefined;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = undefined;
+    }
+    if (url?.protocol !== 'https:' || url.origin !== entry.replace(/\/$/, '')) {
+      r.problems.push(
+        `CORS_ORIGINS: ${JSON.stringify(entry)} is not an https origin; expected comma-separated origins such as https://app.example.com (scheme, host and optional port, no path)`,
+      );
+      continue;
+    }
+    origins.push(url.origin);
+  }
+  return origins;
+}
+
 function readCaFile(r: Reader): string[] | undefined {
   const path = r.raw('CLIENT_METADATA_CA_FILE');
   if (path === undefined) return undefined;
@@ -366,6 +395,7 @@ export function loadConfig(env: Env = process.env): Config {
     signinConcurrency: r.int('SIGNIN_CONCURRENCY', Math.min(availableParallelism(), 4), 1, 64),
     signinQueue: r.int('SIGNIN_QUEUE', 16, 0, 10000),
     loopbackHosts: readLoopbackHosts(r),
+    corsOrigins: readCorsOrigins(r),
     uploadMaxBytes: r.int('UPLOAD_MAX_BYTES', 10 * 1024 * 1024, 1),
     pruneInterval: r.int('PRUNE_INTERVAL', 3600, 0),
     pruneThread: r.oneOf('PRUNE_THREAD', PRUNE_THREADS, 'server'),
@@ -391,5 +421,10 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
   if (r.problems.length > 0) throw new ConfigError(r.problems);
-  return Object.freeze({ ...config, seedDemo, loopbackHosts: Object.freeze([...config.loopbackHosts]) });
+  return Object.freeze({
+    ...config,
+    seedDemo,
+    loopbackHosts: Object.freeze([...config.loopbackHosts]),
+    corsOrigins: Object.freeze([...config.corsOrigins]),
+  });
 }

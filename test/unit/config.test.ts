@@ -176,6 +176,19 @@ describe('configuration', () => {
     }
   });
 
+  it('CORS_ORIGINS: none by default; comma-separated https origins; anything else named', () => {
+    assert.deepEqual(loadConfig({}).corsOrigins, []);
+    assert.deepEqual(
+      loadConfig({ CORS_ORIGINS: 'https://app.example.com, https://b.example:8443/' }).corsOrigins,
+      ['https://app.example.com', 'https://b.example:8443'],
+    );
+    for (const bad of ['http://app.example.com', 'https://app.example.com/path', '*', 'app.example.com']) {
+      assert.deepEqual(problems({ CORS_ORIGINS: bad }), [
+        `CORS_ORIGINS: ${JSON.stringify(bad)} is not an https origin; expected comma-separated origins such as https://app.example.com (scheme, host and optional port, no path)`,
+      ]);
+    }
+  });
+
   it('LOOPBACK_HOSTS accepts only loopback host names', () => {
     assert.deepEqual(loadConfig({ LOOPBACK_HOSTS: '127.0.0.1,[::1]' }).loopbackHosts, ['127.0.0.1', '[::1]']);
     assert.match(problems({ LOOPBACK_HOSTS: '127.0.0.1,example.com' })[0]!, /LOOPBACK_HOSTS/);

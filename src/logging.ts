@@ -184,6 +184,8 @@ export async function prettyStream(): Promise<NodeJS.WritableStream> {
     translateTime: 'SYS:HH:MM:ss.l',
     ignore: 'pid,hostname',
     singleLine: true,
+    // Written at once: a developer reads the line as the request ends, and none is lost at exit.
+    sync: true,
     // A request line's `error` is its answer's code (a string), not an error object to unfold.
     errorLikeObjectKeys: ['err'],
   });

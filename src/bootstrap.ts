@@ -8,7 +8,7 @@ import { KeyStore } from './signing-keys/key-store.js';
 import { openStorage } from './storage/connect.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { migrations } from './storage/migrations/index.js';
-import { refuseSchemaMismatch } from './storage/schema-mismatch.js';
+import { refuseSchemaMismatch, schoolauthSchemas } from './storage/schema-mismatch.js';
 
 export interface BootstrapOptions {
   /**
@@ -22,6 +22,8 @@ export interface BootstrapOptions {
 export interface Bootstrapped extends AppContext {
   /** The database had no schoolauth tables: this start created them (a new file, or an empty database). */
   readonly newDatabase: boolean;
+  /** PostgreSQL, a new `?schema=`: the other schemas of the database with schoolauth tables (a typo?). */
+  readonly otherSchemas: readonly string[];
 }
 
 const FIRST_MIGRATION = Object.keys(migrations).sort()[0]!;
@@ -52,13 +54,19 @@ export async function bootstrap(
       now,
     });
     await keys.reload();
+    const newDatabase = ran.includes(FIRST_MIGRATION);
+    const otherSchemas =
+      newDatabase && storage.dialect === 'postgres' && storage.schema
+        ? (await schoolauthSchemas(storage.maintenanceDb)).filter((s) => s !== storage.schema)
+        : [];
     return {
       config,
       storage,
       db: options.server ? storage.db : storage.maintenanceDb,
       keys,
       now,
-      newDatabase: ran.includes(FIRST_MIGRATION),
+      newDatabase,
+      otherSchemas,
     };
   } catch (error) {
     await storage.close();

@@ -12,7 +12,7 @@ import { maskDatabaseUrl } from './postgres-probe.js';
 import type { Database } from './schema.js';
 
 /** Schemas holding schoolauth's tables: Kysely's migration table beside our signing keys. */
-async function schoolauthSchemas(db: Kysely<Database>): Promise<string[]> {
+export async function schoolauthSchemas(db: Kysely<Database>): Promise<string[]> {
   const { rows } = await sql<{ schema: string }>`
     select n.nspname as schema
     from pg_catalog.pg_class c

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { listenApp, newSchemaName, PG_URL } from '../helpers/app.js';
-import { serverExit } from '../helpers/server-process.js';
+import { serverExit, startServer } from '../helpers/server-process.js';
 
 describe('a PostgreSQL start without the ?schema= the data is in', {
   skip: PG_URL ? false : 'PostgreSQL not available',
@@ -57,5 +57,21 @@ describe('a PostgreSQL start without the ?schema= the data is in', {
     } finally {
       await tables.end();
     }
+  });
+
+  it('a new ?schema= (a typo?) starts, and its NEW DATABASE warning names the schemas that hold schoolauth', async () => {
+    const typo = url();
+    typo.searchParams.set('schema', 'auht');
+    const server = await startServer({ DATABASE_URL: typo.toString() });
+    await server.stop();
+    const line = server
+      .output()
+      .split('\n')
+      .find((l) => l.includes('NEW DATABASE'));
+    assert.ok(line, server.output());
+    assert.match(
+      (JSON.parse(line) as { msg: string }).msg,
+      /NEW DATABASE: .*schema=auht had no schoolauth tables; .* Schemas "auth", "auth_old" of this database have schoolauth tables: if the data is there, use \?schema=auth\./,
+    );
   });
 });

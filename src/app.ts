@@ -12,6 +12,7 @@ import { clientErrorAnswerer, expectationAnswerer } from './client-error.js';
 import { forwardClock } from './clock.js';
 import { usesHsts } from './common-headers.js';
 import type { AppContext } from './context.js';
+import { installCors } from './cors.js';
 import { authMdRoute } from './docs/auth-md.js';
 import { openApiRoute, registerOpenApi } from './docs/openapi.js';
 import { installErrorHandlers, sendWireError, toWireError } from './error-handler.js';
@@ -98,12 +99,16 @@ export async function createApp(given: AppContext, options: AppOptions = {}): Pr
     await pages.register(async (scope) => signInRoutes(scope, ctx));
     await pages.register(async (scope) => connectedAppsRoutes(scope, ctx));
   });
-  await app.register(async (scope) => registerRoutes(scope, ctx, limits));
-  await app.register(async (scope) => tokenRoutes(scope, ctx, limits));
-  await app.register(async (scope) => userinfoRoutes(scope, ctx));
-  await app.register(async (scope) => revokeRoutes(scope, ctx));
-  await app.register(async (scope) => introspectRoutes(scope, ctx));
-  await app.register(async (scope) => apiRoutes(scope, ctx, limits));
+  // The routes a browser app calls with fetch(): CORS for loopback and listed origins (cors.ts).
+  await app.register(async (cors) => {
+    installCors(cors, ctx.config);
+    await cors.register(async (scope) => registerRoutes(scope, ctx, limits));
+    await cors.register(async (scope) => tokenRoutes(scope, ctx, limits));
+    await cors.register(async (scope) => userinfoRoutes(scope, ctx));
+    await cors.register(async (scope) => revokeRoutes(scope, ctx));
+    await cors.register(async (scope) => introspectRoutes(scope, ctx));
+    await cors.register(async (scope) => apiRoutes(scope, ctx, limits));
+  });
   await app.register(openApiRoute);
   await app.register(async (scope) => authMdRoute(scope, ctx));
   await app.register(async (scope) => metricsRoute(scope, ctx));

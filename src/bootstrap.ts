@@ -9,6 +9,7 @@ import { KeyStore } from './signing-keys/key-store.js';
 import { openStorage } from './storage/connect.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { migrations } from './storage/migrations/index.js';
+import { refuseSchemaMismatch, schoolauthSchemas } from './storage/schema-mismatch.js';
 
 export interface BootstrapOptions {
   /**
@@ -29,6 +30,8 @@ export interface Bootstrapped extends AppContext {
   readonly newDatabase: boolean;
   /** Keys stored in clear that this start sealed under KEY_ENCRYPTION_SECRET (key-sealing.ts). */
   readonly sealedKeys: readonly SealedKey[];
+  /** PostgreSQL, a new `?schema=`: the other schemas of the database with schoolauth tables (a typo?). */
+  readonly otherSchemas: readonly string[];
 }
 
 const FIRST_MIGRATION = Object.keys(migrations).sort()[0]!;
@@ -50,6 +53,9 @@ export async function bootstrap(
     existing: options.existing ?? false,
   });
   try {
+    // Without ?schema=, tables of ours in other schemas only: a dropped ?schema=, not a new database.
+    if (storage.dialect === 'postgres' && !storage.schema)
+      await refuseSchemaMismatch(storage.maintenanceDb, config.databaseUrl);
     const ran = await migrateToLatest(storage.maintenanceDb, storage.schema);
     const keys = new KeyStore(storage.db, {
       idTokenTtl: config.idTokenTtl,
@@ -62,14 +68,20 @@ export async function bootstrap(
     const sealedKeys = config.keyEncryptionSecret
       ? await sealClearKeys(storage.db, config.keyEncryptionSecret, now)
       : [];
+    const newDatabase = ran.includes(FIRST_MIGRATION);
+    const otherSchemas =
+      newDatabase && storage.dialect === 'postgres' && storage.schema
+        ? (await schoolauthSchemas(storage.maintenanceDb)).filter((s) => s !== storage.schema)
+        : [];
     return {
       config,
       storage,
       db: options.server ? storage.db : storage.maintenanceDb,
       keys,
       now,
-      newDatabase: ran.includes(FIRST_MIGRATION),
+      newDatabase,
       sealedKeys,
+      otherSchemas,
     };
   } catch (error) {
     await storage.close();

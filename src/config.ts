@@ -20,6 +20,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Which answered requests get a `request completed` line: every one, or failed and slow ones. */
   readonly logRequests: LogRequests;
+  /** `json` lines (the default, for machines) or `pretty`, one readable line each (development). */
+  readonly logFormat: LogFormat;
   /** Fastify `trustProxy`: false, true, a hop count, or a comma-separated address list. */
   readonly trustProxy: boolean | number | string;
   readonly codeTtl: number;
@@ -46,8 +48,10 @@ export interface Config {
   readonly signinConcurrency: number;
   /** Sign-ins waiting for a password check; beyond them a sign-in is answered 429 at once. */
   readonly signinQueue: number;
-  /** Hosts accepted in self-registered loopback redirect URIs. */
+  /** Hosts accepted in self-registered loopback redirect URIs (and, with any port, as CORS origins). */
   readonly loopbackHosts: readonly string[];
+  /** Web origins of integrations allowed to call the token, API, … routes from a browser (CORS). */
+  readonly corsOrigins: readonly string[];
   readonly uploadMaxBytes: number;
   readonly pruneInterval: number;
   /**
@@ -78,7 +82,7 @@ export interface Config {
   readonly databaseTimeout: number;
   /** PostgreSQL: the fixed statements prepared once per connection (off behind PgBouncer < 1.21). */
   readonly databaseNamedStatements: boolean;
-  /** Seed a demo school on first start. Default: only for a loopback issuer. */
+  /** Seed a demo school on first start: only a loopback server (HOST and ISSUER) on SQLite may. */
   readonly seedDemo: boolean;
   readonly clientMetadata: ClientMetadataConfig;
 }
@@ -117,6 +121,8 @@ const PRUNE_THREADS: readonly PruneThread[] = ['server', 'worker'];
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 export type LogRequests = 'all' | 'errors';
 const LOG_REQUESTS: readonly LogRequests[] = ['all', 'errors'];
+export type LogFormat = 'json' | 'pretty';
+const LOG_FORMATS: readonly LogFormat[] = ['json', 'pretty'];
 const LOOPBACK_HOSTS = ['127.0.0.1', '[::1]', 'localhost'];
 
 class Reader {
@@ -185,10 +191,25 @@ function readHost(r: Reader): string {
   return value;
 }
 
+/** HOST as it appears in a URL: an IPv6 address in brackets. */
+const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
+
+/**
+ * Without ISSUER the issuer is the loopback address the server listens on (`http://$HOST:$PORT`),
+ * and only then: a server listening beyond loopback (0.0.0.0, ::, a private address, a host name)
+ * cannot know the name its clients use, and a guessed `http://127.0.0.1` issuer there would be
+ * wrong for every client that is not on this machine (docs/deploy.md "The issuer").
+ */
 function readIssuer(r: Reader, host: string, port: number): string {
   const value = r.raw('ISSUER');
-  const fallback = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  if (value === undefined) return host === '0.0.0.0' || host === '::' ? `http://127.0.0.1:${port}` : fallback;
+  const fallback = `http://${urlHost(host)}:${port}`;
+  if (value === undefined) {
+    if (isLoopbackHostname(urlHost(host))) return fallback;
+    r.problems.push(
+      `ISSUER: required when HOST=${JSON.stringify(host)} listens beyond loopback; set ISSUER to the public origin clients use, e.g. ISSUER=https://auth.example.com`,
+    );
+    return `http://127.0.0.1:${port}`;
+  }
   let url: URL;
   try {
     url = new URL(value);
@@ -259,6 +280,33 @@ function readLoopbackHosts(r: Reader): string[] {
   return hosts;
 }
 
+/**
+ * CORS_ORIGINS: the web origins (scheme, host, port) of integrations whose browser code may call
+ * the token, revocation, introspection, UserInfo, registration and API routes, besides loopback
+ * origins (src/cors.ts). https only: a plain-http page elsewhere could be rewritten in transit.
+ */
+function readCorsOrigins(r: Reader): string[] {
+  const value = r.raw('CORS_ORIGINS');
+  if (value === undefined) return [];
+  const origins: string[] = [];
+  for (const entry of value.split(',').map((o) => o.trim())) {
+    let url: URL | undefined;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = undefined;
+    }
+    if (url?.protocol !== 'https:' || url.origin !== entry.replace(/\/$/, '')) {
+      r.problems.push(
+        `CORS_ORIGINS: ${JSON.stringify(entry)} is not an https origin; expected comma-separated origins such as https://app.example.com (scheme, host and optional port, no path)`,
+      );
+      continue;
+    }
+    origins.push(url.origin);
+  }
+  return origins;
+}
+
 function readCaFile(r: Reader): string[] | undefined {
   const path = r.raw('CLIENT_METADATA_CA_FILE');
   if (path === undefined) return undefined;
@@ -324,6 +372,8 @@ function readDatabaseUrl(r: Reader, dataDir: string): string {
   return value;
 }
 
+const isSqlite = (databaseUrl: string) => databaseUrl.startsWith('sqlite:');
+
 /** Reads and validates the whole configuration; throws ConfigError listing every bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const r = new Reader(env);
@@ -348,6 +398,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: readDatabaseUrl(r, dataDir),
     logLevel: r.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     logRequests: r.oneOf('LOG_REQUESTS', LOG_REQUESTS, 'errors'),
+    logFormat: r.oneOf('LOG_FORMAT', LOG_FORMATS, 'json'),
     trustProxy: readTrustProxy(r),
     codeTtl: r.int('CODE_TTL', 60, 1, 600),
     accessTokenTtl: r.int('ACCESS_TOKEN_TTL', 3600, 1, 86400),
@@ -368,6 +419,7 @@ export function loadConfig(env: Env = process.env): Config {
     signinConcurrency: r.int('SIGNIN_CONCURRENCY', Math.min(availableParallelism(), 4), 1, 64),
     signinQueue: r.int('SIGNIN_QUEUE', 16, 0, 10000),
     loopbackHosts: readLoopbackHosts(r),
+    corsOrigins: readCorsOrigins(r),
     uploadMaxBytes: r.int('UPLOAD_MAX_BYTES', 10 * 1024 * 1024, 1),
     pruneInterval: r.int('PRUNE_INTERVAL', 3600, 0),
     pruneThread: r.oneOf('PRUNE_THREAD', PRUNE_THREADS, 'server'),
@@ -383,7 +435,22 @@ export function loadConfig(env: Env = process.env): Config {
     seedDemo: false,
     clientMetadata: readClientMetadata(r),
   };
-  const seedDemo = r.onOff('SEED_DEMO', isLoopbackIssuer(config.issuer));
+  // The demo school, and its password on the terminal, only where nobody else can reach them and
+  // nothing else is meant to live: a loopback server on SQLite. Elsewhere `schoolauth demo` seeds
+  // it on purpose (a first PostgreSQL start would otherwise fill what is meant as production).
+  const demoPlace =
+    isLoopbackHostname(urlHost(host)) && isLoopbackIssuer(issuer) && isSqlite(config.databaseUrl);
+  const seedDemo = r.onOff('SEED_DEMO', demoPlace);
+  if (seedDemo && !demoPlace) {
+    r.problems.push(
+      'SEED_DEMO=on: the demo school is seeded at start only by a loopback server (HOST and ISSUER) on SQLite; to seed it into this database run `schoolauth demo`',
+    );
+  }
   if (r.problems.length > 0) throw new ConfigError(r.problems);
-  return Object.freeze({ ...config, seedDemo, loopbackHosts: Object.freeze([...config.loopbackHosts]) });
+  return Object.freeze({
+    ...config,
+    seedDemo,
+    loopbackHosts: Object.freeze([...config.loopbackHosts]),
+    corsOrigins: Object.freeze([...config.corsOrigins]),
+  });
 }

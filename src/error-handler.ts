@@ -3,6 +3,7 @@ import { REQUEST_TIMED_OUT, timedOutSockets } from './client-error.js';
 import { DISPLAY_TEXT_PATTERN, displayTextProblem } from './display-text.js';
 import { ApiError, OAuthError, type OAuthErrorCode, WireError } from './errors.js';
 import { MAX_PATH_SEGMENT_LENGTH } from './limits.js';
+import { noteErrorCode } from './logging.js';
 import { URL_FIELD_RULES } from './school/url-fields.js';
 import { type UnavailableReason, whyUnavailable } from './storage/unavailable.js';
 
@@ -240,6 +241,7 @@ function routeWireError(error: FastifyError, request: FastifyRequest): WireError
 }
 
 export function sendWireError(reply: FastifyReply, error: WireError): FastifyReply {
+  noteErrorCode(reply, error.code);
   return reply
     .code(error.status)
     .headers({ 'cache-control': 'no-store', ...error.headers })

@@ -142,6 +142,22 @@ export function loggerOptions(level: LogLevel): LoggerOptions {
   };
 }
 
+/** Where an error answer keeps its `error` code for the request's log line (answeredError). */
+const ERROR_CODE = Symbol('answered error code');
+
+/**
+ * Notes the `error` code a failed answer carries (the JSON body's `error`, or an error page's code),
+ * so the request's log line names it: support reads `invalid_grant` or `invalid_client` beside the
+ * status without the body, which is never logged. Only codes from the closed unions of errors.ts
+ * and the pages' problems arrive here, never request data.
+ */
+export function noteErrorCode(reply: FastifyReply, code: string): void {
+  (reply as unknown as Record<symbol, string>)[ERROR_CODE] = code;
+}
+
+const answeredError = (reply: FastifyReply): string | undefined =>
+  (reply as unknown as Record<symbol, string | undefined>)[ERROR_CODE];
+
 /** A request at least this slow is logged under LOG_REQUESTS=errors too (milliseconds). */
 export const SLOW_REQUEST_MS = 1000;
 
@@ -156,7 +172,8 @@ export type RequestEnded = (
 /**
  * One log line per request, written when its answer ends: `request completed` (or `request
  * errored` with `err`) with flat fields — method, masked url, statusCode, responseTime (ms),
- * remoteAddress, userAgent — and the request id bound to the request's logger. Fastify's default
+ * remoteAddress, userAgent, and for an error answer its `error` code — and the request id bound
+ * to the request's logger. Fastify's default
  * adds an "incoming request" line and nests serialised `req`/`res` objects; the second line and
  * the serialisers were most of the logging cost of a metadata GET (docs/performance.md).
  *
@@ -172,7 +189,7 @@ export function requestLines(
   return (request, reply, elapsedMs, error) => {
     observe(request, reply, elapsedMs);
     if (policy === 'errors' && !error && reply.statusCode < 400 && elapsedMs < SLOW_REQUEST_MS) return;
-    const fields = {
+    const fields: Record<string, unknown> = {
       method: request.method,
       url: maskUrl(request.url),
       statusCode: reply.statusCode,
@@ -180,9 +197,31 @@ export function requestLines(
       remoteAddress: request.ip,
       userAgent: request.headers['user-agent'],
     };
+    const code = answeredError(reply);
+    if (code !== undefined) fields.error = code;
     if (error) reply.log.error({ ...fields, err: error }, 'request errored');
     else reply.log.info(fields, 'request completed');
   };
+}
+
+/**
+ * LOG_FORMAT=pretty: pino-pretty, in this process, writing one readable line per entry to stdout
+ * (colours only on a terminal). The entries are the JSON ones after redaction (the formatters and
+ * serializers above run first), so nothing reaches it that the JSON lines would not carry. Loaded
+ * only when asked for: JSON stays the default and what log collectors read.
+ */
+export async function prettyStream(): Promise<NodeJS.WritableStream> {
+  const { default: pretty } = await import('pino-pretty');
+  return pretty({
+    destination: 1,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+    singleLine: true,
+    // Written at once: a developer reads the line as the request ends, and none is lost at exit.
+    sync: true,
+    // A request line's `error` is its answer's code (a string), not an error object to unfold.
+    errorLikeObjectKeys: ['err'],
+  });
 }
 
 /**

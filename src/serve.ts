@@ -5,6 +5,7 @@ import { bootstrap } from './bootstrap.js';
 import type { Config } from './config.js';
 import { systemClock } from './context.js';
 import { seedDemoIfEmpty } from './demo/seed.js';
+import { prettyStream } from './logging.js';
 import { startKeySync } from './ops/key-sync.js';
 import { startMetricsServer } from './ops/metrics-routes.js';
 import { startPruneSchedule } from './ops/prune-schedule.js';
@@ -18,7 +19,10 @@ export async function serve(config: Config): Promise<void> {
   const demo = config.seedDemo ? await seedDemoIfEmpty(ctx.db, ctx.now()) : undefined;
   // Logs are buffered (4 KiB, flushed every second and at exit): one write per many lines. A write
   // per request line was half the CPU of a metadata GET (docs/performance.md).
-  const logStream = pino.destination({ dest: 1, minLength: 4096, sync: false, periodicFlush: 1000 });
+  const logStream =
+    config.logFormat === 'pretty'
+      ? await prettyStream()
+      : pino.destination({ dest: 1, minLength: 4096, sync: false, periodicFlush: 1000 });
   const app = await createApp(ctx, { logStream });
   for (const warning of await startUpWarnings(ctx)) app.log.warn(warning.fields, warning.message);
   const jobs = [

@@ -1,7 +1,7 @@
 /**
- * First start on a loopback issuer with an empty database: a demo school and its owner, so a
- * developer can sign in at once (SPEC §2), with published and draft items of every API family.
- * The password is random and shown once.
+ * First start of a loopback server on SQLite with an empty database (config.ts says when), or
+ * `schoolauth demo`: a demo school and its owner, so a developer can sign in at once, with
+ * published and draft items of every API family. The password is random and shown once.
  */
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';

@@ -68,9 +68,19 @@ export function newDatabaseWarning(ctx: Bootstrapped): StartUpWarning | undefine
   const { storage, config } = ctx;
   if (!ctx.newDatabase || (storage.dialect === 'sqlite' && !storage.file)) return undefined;
   const where = storage.file ?? maskDatabaseUrl(config.databaseUrl);
+  // A mistyped ?schema= starts afresh beside the real data: name where schoolauth's tables are.
+  const others = ctx.otherSchemas;
+  const shown = others
+    .slice(0, 5)
+    .map((s) => `"${s}"`)
+    .join(', ');
+  const elsewhere =
+    others.length === 0
+      ? ''
+      : ` Schema${others.length === 1 ? '' : 's'} ${shown}${others.length > 5 ? ` and ${others.length - 5} more` : ''} of this database ${others.length === 1 ? 'has' : 'have'} schoolauth tables: if the data is there, use ?schema=${others[0]}.`;
   return {
     fields: { database: where },
-    message: `NEW DATABASE: ${where} had no schoolauth tables; they were created just now. If you expected existing data, stop and check DATABASE_URL${storage.file ? ' and DATA_DIR' : ''}.`,
+    message: `NEW DATABASE: ${where} had no schoolauth tables; they were created just now. If you expected existing data, stop and check DATABASE_URL${storage.file ? ' and DATA_DIR' : ''}.${elsewhere}`,
   };
 }
 

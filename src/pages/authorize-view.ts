@@ -5,6 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
+import { noteErrorCode } from '../logging.js';
 import { isConfidential } from '../oauth/authorize/consent-policy.js';
 import type { PageProblem } from '../oauth/authorize/validate.js';
 import type { AuthorizeView, Flow, SignInFailure, Step } from '../oauth/authorize/view.js';
@@ -83,6 +84,7 @@ async function showConsent(
 }
 
 function showProblem(reply: FastifyReply, problem: PageProblem): FastifyReply {
+  noteErrorCode(reply, problem.code);
   if (problem.retryAfter !== undefined) reply.header('retry-after', String(problem.retryAfter));
   return sendPage(
     reply,

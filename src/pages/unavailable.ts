@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { logServerFault, sendWireError, toWireError } from '../error-handler.js';
+import { noteErrorCode } from '../logging.js';
 import { errorPage } from './error.page.js';
 import { sendPage } from './respond.js';
 
@@ -14,6 +15,7 @@ export function installPageErrorHandler(pages: FastifyInstance): void {
     if (wire.status >= 500) logServerFault(request, error, 'request failed');
     if (wire.code !== 'temporarily_unavailable') return sendWireError(reply, wire);
     reply.headers(wire.headers);
+    noteErrorCode(reply, wire.code);
     return sendPage(
       reply,
       wire.status,

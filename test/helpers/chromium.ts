@@ -3,8 +3,12 @@ import { type Browser, chromium } from 'playwright-core';
 
 export const CHROMIUM = process.env.SCHOOLAUTH_TEST_CHROMIUM;
 
-/** A headless Chromium without background traffic (every request stays on this machine). */
-export function launchChromium(): Promise<Browser> {
+/**
+ * A headless Chromium without background traffic (every request stays on this machine).
+ * `extraArgs`: more switches, e.g. `--host-resolver-rules=MAP name 127.0.0.1` for a page origin
+ * with a non-loopback name that still loads from this machine.
+ */
+export function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM!,
     headless: true,
@@ -15,6 +19,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      ...extraArgs,
     ],
   });
 }

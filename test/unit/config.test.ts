@@ -92,6 +92,51 @@ describe('configuration', () => {
     assert.equal(loadConfig({ ISSUER: 'https://auth.example.com' }).seedDemo, false);
   });
 
+  it('without ISSUER the issuer is the loopback address the server listens on', () => {
+    assert.equal(loadConfig({ HOST: '127.0.0.2', PORT: '4000' }).issuer, 'http://127.0.0.2:4000');
+    assert.equal(loadConfig({ HOST: '::1', PORT: '4000' }).issuer, 'http://[::1]:4000');
+    assert.equal(loadConfig({ HOST: 'localhost', PORT: '4000' }).issuer, 'http://localhost:4000');
+  });
+
+  it('listening beyond loopback without ISSUER is refused, saying to set ISSUER', () => {
+    for (const host of ['0.0.0.0', '::', '10.9.9.9', 'auth-1.internal']) {
+      assert.deepEqual(problems({ HOST: host }), [
+        `ISSUER: required when HOST=${JSON.stringify(host)} listens beyond loopback; set ISSUER to the public origin clients use, e.g. ISSUER=https://auth.example.com`,
+      ]);
+    }
+    assert.equal(
+      loadConfig({ HOST: '0.0.0.0', ISSUER: 'https://auth.example.com' }).issuer,
+      'https://auth.example.com',
+    );
+  });
+
+  it('a plain-http issuer on a non-loopback host is refused whatever HOST is', () => {
+    for (const host of ['127.0.0.1', '10.9.9.9', '0.0.0.0']) {
+      assert.match(
+        problems({ HOST: host, ISSUER: 'http://10.9.9.9:3000' })[0]!,
+        /ISSUER="http:\/\/10.9.9.9:3000": expected https/,
+      );
+    }
+  });
+
+  it('the demo is seeded at start only by a loopback server on SQLite; SEED_DEMO=on elsewhere names `schoolauth demo`', () => {
+    assert.equal(loadConfig({}).seedDemo, true);
+    assert.equal(loadConfig({ HOST: '::1' }).seedDemo, true);
+    assert.equal(loadConfig({ SEED_DEMO: 'off' }).seedDemo, false);
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@127.0.0.1:5432/db' }).seedDemo, false);
+    assert.equal(loadConfig({ HOST: '0.0.0.0', ISSUER: 'http://127.0.0.1:3000' }).seedDemo, false);
+    const elsewhere: Record<string, string>[] = [
+      { DATABASE_URL: 'postgres://u@127.0.0.1:5432/db' },
+      { HOST: '0.0.0.0', ISSUER: 'http://127.0.0.1:3000' },
+      { ISSUER: 'https://auth.example.com' },
+    ];
+    for (const env of elsewhere) {
+      assert.deepEqual(problems({ ...env, SEED_DEMO: 'on' }), [
+        'SEED_DEMO=on: the demo school is seeded at start only by a loopback server (HOST and ISSUER) on SQLite; to seed it into this database run `schoolauth demo`',
+      ]);
+    }
+  });
+
   it('every bad variable is reported at once, by name, with what is accepted', () => {
     const found = problems({
       PORT: 'eighty',
@@ -133,12 +178,25 @@ describe('configuration', () => {
 
   it('HOST takes an IP address or a host name; anything else is named, with the others', () => {
     for (const host of ['127.0.0.1', '0.0.0.0', '::', '::1', '10.1.2.3', 'localhost', 'auth-1.internal']) {
-      assert.equal(loadConfig({ HOST: host }).host, host);
+      assert.equal(loadConfig({ HOST: host, ISSUER: 'https://auth.example.com' }).host, host);
     }
     for (const host of ['999.1.1.1', '1.2.3', 'a b', 'host_name', '[::1]', '-x.example', 'x..y']) {
       const found = problems({ HOST: host, PORT: 'x' });
       assert.equal(found.length, 2, host);
       assert.ok(found[0]!.startsWith(`HOST=${JSON.stringify(host)}: expected an IP address`), found[0]);
+    }
+  });
+
+  it('CORS_ORIGINS: none by default; comma-separated https origins; anything else named', () => {
+    assert.deepEqual(loadConfig({}).corsOrigins, []);
+    assert.deepEqual(
+      loadConfig({ CORS_ORIGINS: 'https://app.example.com, https://b.example:8443/' }).corsOrigins,
+      ['https://app.example.com', 'https://b.example:8443'],
+    );
+    for (const bad of ['http://app.example.com', 'https://app.example.com/path', '*', 'app.example.com']) {
+      assert.deepEqual(problems({ CORS_ORIGINS: bad }), [
+        `CORS_ORIGINS: ${JSON.stringify(bad)} is not an https origin; expected comma-separated origins such as https://app.example.com (scheme, host and optional port, no path)`,
+      ]);
     }
   });
 

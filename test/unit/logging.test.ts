@@ -128,6 +128,77 @@ describe('request log lines (LOG_REQUESTS)', () => {
   });
 });
 
+describe('the log line of a failed request names its error code', () => {
+  let logged: { t: TestApp; lines: Record<string, unknown>[] };
+  before(async () => {
+    logged = await appLogging('errors');
+  });
+  after(() => logged.t.close());
+
+  const lineOf = (response: { headers: Record<string, unknown> }) =>
+    completed(logged.lines).find((l) => l.reqId === response.headers['x-request-id']);
+
+  it('token endpoint: invalid_client and invalid_grant, with the status and without the sent secrets', async () => {
+    const form = (body: Record<string, string>) => ({
+      method: 'POST' as const,
+      url: '/api/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(body).toString(),
+    });
+    const unknown = await logged.t.app.inject(
+      form({
+        grant_type: 'authorization_code',
+        client_id: 'no-such-client',
+        code: 'c0de-secret-1',
+        code_verifier: 'v'.repeat(43),
+      }),
+    );
+    assert.equal(unknown.json().error, 'invalid_client');
+    assert.equal(lineOf(unknown)?.error, 'invalid_client');
+    assert.equal(lineOf(unknown)?.statusCode, 401);
+    const registered = await logged.t.app.inject({
+      method: 'POST',
+      url: '/api/oauth/register',
+      payload: { redirect_uris: ['http://127.0.0.1/cb'], client_name: 'Log probe' },
+    });
+    const clientId = registered.json().client_id as string;
+    const badCode = await logged.t.app.inject(
+      form({
+        grant_type: 'authorization_code',
+        client_id: clientId,
+        code: 'c0de-secret-2',
+        code_verifier: 'v'.repeat(43),
+        redirect_uri: 'http://127.0.0.1/cb',
+      }),
+    );
+    assert.equal(badCode.json().error, 'invalid_grant');
+    const line = lineOf(badCode);
+    assert.equal(line?.error, 'invalid_grant');
+    assert.equal(line?.statusCode, 400);
+    assert.equal(line?.url, '/api/oauth/token');
+    assert.doesNotMatch(JSON.stringify(logged.lines), /c0de-secret/, 'no code reaches the log');
+  });
+
+  it('API and authorization page: invalid_token and the error page code', async () => {
+    const api = await logged.t.app.inject({
+      method: 'GET',
+      url: '/api/v1/account',
+      headers: { authorization: 'Bearer not-a-token' },
+    });
+    assert.equal(api.statusCode, 401);
+    assert.equal(lineOf(api)?.error, 'invalid_token');
+    assert.doesNotMatch(JSON.stringify(lineOf(api)), /not-a-token/);
+    const page = await logged.t.app.inject({
+      method: 'GET',
+      url: '/oauth/authorize?response_type=code&client_id=no-such-client&redirect_uri=http://127.0.0.1/cb',
+    });
+    assert.equal(page.statusCode, 400);
+    assert.equal(lineOf(page)?.error, 'invalid_client');
+    const missing = await logged.t.app.inject({ method: 'GET', url: '/no/such/route' });
+    assert.equal(lineOf(missing)?.error, 'not_found');
+  });
+});
+
 describe('requestLines: which ended answers get a line', () => {
   it('errors: a successful answer slower than SLOW_REQUEST_MS gets one, and an answer cut short by an error', () => {
     const lines: Record<string, unknown>[] = [];

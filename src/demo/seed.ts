@@ -1,6 +1,6 @@
 /**
  * First start on a loopback issuer with an empty database: a demo school and its owner, so a
- * developer can sign in at once (docs/api.md "In short"), with published and draft items of every API family.
+ * developer can sign in at once (docs/configuration.md `SEED_DEMO`), with published and draft items of every API family.
  * The password is random and shown once.
  */
 import { randomBytes } from 'node:crypto';

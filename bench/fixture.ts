@@ -110,7 +110,7 @@ export class Fixture {
     // consent in a shared session (a pool's authorization tried again) replaced that grant and
     // answered userinfo 401 for the rest of a full run. The pools' authorizations sign in with
     // their lanes' `jars`; schoolauth shows its consent page to a public client every time
-    // (RFC 8252 §8.6, SPEC §6), which mintCode answers, while node-oidc-provider's remembered
+    // (RFC 8252 §8.6; docs/decisions.md "Authorization endpoint"), which mintCode answers, while node-oidc-provider's remembered
     // grant answers with a code at once.
     const client = this.client!;
     const code = await this.step('authorize', () =>

@@ -87,7 +87,7 @@ export interface Config {
   readonly clientMetadata: ClientMetadataConfig;
 }
 
-/** Client ID Metadata Documents (SPEC §5a): fetching, caching and the fetch rate limit. */
+/** Client ID Metadata Documents (docs/decisions.md "Client ID Metadata Documents"): fetching, caching and the fetch rate limit. */
 export interface ClientMetadataConfig {
   /** https client_id URLs are fetched as metadata documents; metadata says so. */
   readonly enabled: boolean;

@@ -216,7 +216,7 @@ function registrationError(error: FastifyError, wire: WireError): WireError {
   if (first) {
     const aboutRedirects =
       first.instancePath.startsWith('/redirect_uris') || first.params.missingProperty === 'redirect_uris';
-    // SPEC §10: missing, empty, non-array or more than 10 redirect_uris → invalid_redirect_uri.
+    // docs/decisions.md "Registration": missing, empty, non-array or more than 10 redirect_uris → invalid_redirect_uri.
     return new OAuthError(
       aboutRedirects ? 'invalid_redirect_uri' : 'invalid_client_metadata',
       wire.description,

@@ -1,7 +1,7 @@
 /**
  * Logger options: JSON lines with a request id, and nothing secret. Headers that carry
  * credentials are redacted, and the query string is logged with secret-bearing parameters
- * masked (a code or token must never reach a log line, SPEC §9).
+ * masked (a code or token must never reach a log line, docs/security.md "More attackers, and what stops them").
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { type DestinationStream, type Logger, type LoggerOptions, pino, stdSerializers } from 'pino';

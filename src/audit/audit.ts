@@ -1,5 +1,5 @@
 /**
- * The audit trail of security events (SPEC §9). Each row says what happened, to whom, through
+ * The audit trail of security events (docs/security.md "Audit trail"). Each row says what happened, to whom, through
  * which client, from where, and when. A detail never holds a secret.
  */
 import type { Kysely } from 'kysely';

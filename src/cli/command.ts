@@ -145,7 +145,7 @@ export function parseOptions(command: Command, argv: string[]): ParsedArguments 
   return { values, argument: positionals[0] };
 }
 
-/** Reads a secret from stdin; strips exactly one trailing newline (SPEC §10). */
+/** Reads a secret from stdin; strips exactly one trailing newline (docs/decisions.md "Admin CLI"). */
 export async function readSecretFromStdin(io: CliIo): Promise<string> {
   const text = await io.readStdin();
   return text.endsWith('\r\n') ? text.slice(0, -2) : text.endsWith('\n') ? text.slice(0, -1) : text;

@@ -1,5 +1,5 @@
 /**
- * The successor pair of a refresh rotation, kept for the grace window (SPEC §7) in a form only the
+ * The successor pair of a refresh rotation, kept for the grace window (docs/decisions.md "Refresh rotation") in a form only the
  * presented refresh token opens: AES-256-GCM under a key derived with HKDF-SHA256 from that token
  * and a random salt. The database holds the token's stored key (its SHA-256), never the token, so
  * what is stored opens nothing by itself; the successors themselves are fresh CSPRNG output, never

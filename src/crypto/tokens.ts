@@ -1,7 +1,7 @@
 /**
  * Opaque secrets: a recognisable prefix (so leaked tokens are easy to spot and scan for), the
  * time of issue, and 256 random bits, base64url. Only a hash is stored: the random part has full
- * entropy, so a fast hash is safe and keeps the token endpoint fast (SPEC §9).
+ * entropy, so a fast hash is safe and keeps the token endpoint fast (docs/storage.md "Conventions").
  *
  * The time of issue (nine base-36 digits of milliseconds, `sa_at_0mhx5c3k1…`) also begins the
  * stored key, before the SHA-256 of the whole value. Keys of new secrets therefore sort after the

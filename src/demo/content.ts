@@ -1,6 +1,6 @@
 /**
  * The demo school's content: published and draft items of every family, so the anonymous view
- * and an authorised view visibly differ (SPEC §2). Written through the same definitions and
+ * and an authorised view visibly differ (docs/api.md "In short"). Written through the same definitions and
  * queries the API uses.
  */
 import type { Kysely } from 'kysely';

@@ -1,5 +1,5 @@
 /**
- * First start of a loopback server on SQLite with an empty database (config.ts says when), or
+ * First start of a loopback server on SQLite with an empty database (config.ts says when; docs/configuration.md `SEED_DEMO`), or
  * `schoolauth demo`: a demo school and its owner, so a developer can sign in at once, with
  * published and draft items of every API family. The password is random and shown once.
  */

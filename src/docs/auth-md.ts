@@ -1,5 +1,5 @@
 /**
- * GET /auth.md: the seed §5 walkthrough — discover, register, PKCE, authorize (with a loopback
+ * GET /auth.md: the walkthrough of docs/decisions.md "What the customer's interface description fixes" — discover, register, PKCE, authorize (with a loopback
  * receiver to paste), exchange, call, introspect, refresh, revoke, and confidential clients — as
  * commands with the real issuer filled in. test/http/auth-md.test.ts runs the `sh` blocks in
  * order against a listening server, the receiver included, so this text cannot drift from the

@@ -1,6 +1,6 @@
 /**
  * Client authentication at the token, revocation and introspection endpoints (RFC 6749 §2.3,
- * §3.2.1). Three methods (SPEC §4): `none` (a public client identifies itself with `client_id`),
+ * §3.2.1). Three methods (docs/clients.md "Clients"): `none` (a public client identifies itself with `client_id`),
  * `client_secret_basic` (HTTP Basic, an RFC 6749 §2.3.1 MUST) and `client_secret_post` (the
  * secret in the body). A confidential client may use either secret method, one per request.
  */
@@ -84,7 +84,7 @@ function checkSecret(client: Client, given: Presented): void {
       given.viaHeader,
     );
   }
-  // Constant time: the stored value is the SHA-256 of the issued secret (SPEC §9).
+  // Constant time: the stored value is the SHA-256 of the issued secret (docs/storage.md "Conventions").
   if (client.secret_hash === null || !safeEqual(hashSecret(given.secret), client.secret_hash)) {
     throw invalidClient('client authentication failed: the client_secret is wrong', given.viaHeader);
   }
@@ -132,7 +132,7 @@ async function identify(
   if (!client) {
     throw invalidClient(
       isClientIdUrl(given.clientId)
-        ? 'no valid metadata document is known for this client_id URL, or it was disabled or blocked; start with an authorization request, where the document is fetched and checked (SPEC §5a)'
+        ? 'no valid metadata document is known for this client_id URL, or it was disabled or blocked; start with an authorization request, where the document is fetched and checked'
         : 'the client is not known or disabled; register the client again',
       given.viaHeader,
     );

@@ -9,7 +9,7 @@ import { isPrivateUseScheme, registrationRedirectUriProblem } from './redirect-u
 import { parseScope } from './scopes.js';
 
 export const MAX_REDIRECT_URIS = 10;
-/** `none`: public; the two secret methods: confidential, and either may be used (SPEC §5). */
+/** `none`: public; the two secret methods: confidential, and either may be used (docs/decisions.md "Registration"). */
 export const AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
 export const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 export const APPLICATION_TYPES = ['native', 'web'] as const;
@@ -83,7 +83,7 @@ function redirectUris(value: unknown, loopbackHosts: readonly string[]): string[
     // RFC 7591 §3.2.1 lets the server replace requested metadata: a private-use scheme URI (RFC
     // 8252 §7.1) beside loopback ones is left out of the registration, which echoes what it kept.
     else if (isPrivateUseScheme(uri)) dropped ??= problem;
-    // SPEC §5: any other refused URI (https, another host, …) refuses the whole list.
+    // docs/decisions.md "Redirect URIs": any other refused URI (https, another host, …) refuses the whole list.
     else throw new OAuthError('invalid_redirect_uri', problem);
   }
   if (kept.length === 0) throw new OAuthError('invalid_redirect_uri', dropped!);

@@ -30,7 +30,7 @@ const CLIENT_AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'
 
 /**
  * RFC 8414 metadata. `client_id_metadata_document_supported` says whether https client_id URLs are
- * fetched as metadata documents (draft-ietf-oauth-client-id-metadata-document §6; SPEC §5a).
+ * fetched as metadata documents (draft-ietf-oauth-client-id-metadata-document §6; docs/decisions.md "Client ID Metadata Documents").
  */
 export function authorizationServerMetadata(issuer: string, clientIdMetadataDocuments = true) {
   return {

@@ -103,7 +103,7 @@ async function introspect(
     scope: found.row.scopes,
     client_id: found.row.client_id,
     sub: found.row.account_id,
-    // SPEC §10: aud is always shown: the RFC 8707 resource, the issuer when none was asked for.
+    // aud is always shown (docs/decisions.md "Resource indicators"): the RFC 8707 resource, the issuer when none was asked for.
     aud: found.row.resource,
     iss: ctx.config.issuer,
     exp: found.row.expires_at,

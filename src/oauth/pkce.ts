@@ -1,5 +1,5 @@
 /**
- * PKCE (RFC 7636) with the S256 method only (the seed: `code_challenge_method=S256`).
+ * PKCE (RFC 7636) with the S256 method only (docs/decisions.md "What the customer's interface description fixes").
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 

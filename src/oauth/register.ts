@@ -1,6 +1,6 @@
 /**
  * POST /api/oauth/register — dynamic client registration (RFC 7591), open to loopback clients
- * only (seed §5.3–5.4): parse → validate (client-metadata.ts) → store → 201 with the metadata.
+ * only (docs/decisions.md "What the customer's interface description fixes"): parse → validate (client-metadata.ts) → store → 201 with the metadata.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';

@@ -8,7 +8,7 @@ export type ResolvedResource = { readonly resource: string } | { readonly error:
 
 /**
  * The canonical resource for a `resource` parameter, or the reason it is refused (to be answered
- * with `invalid_target`). Absent → the issuer (SPEC §10).
+ * with `invalid_target`). Absent → the issuer (docs/decisions.md "Resource indicators").
  */
 export function resolveResource(value: string | undefined, issuer: string): ResolvedResource {
   if (value === undefined) return { resource: issuer };

@@ -1,7 +1,7 @@
 /**
  * POST /api/oauth/revoke — token revocation (RFC 7009): authenticate the client → find the token
  * among its own → revoke → 200. Unknown tokens, and tokens of other clients, also answer 200
- * (RFC 7009 §2.2; SPEC §7), so the endpoint reveals nothing about tokens it was not given.
+ * (RFC 7009 §2.2; docs/decisions.md "UserInfo, revocation, introspection"), so the endpoint reveals nothing about tokens it was not given.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -54,7 +54,7 @@ type Revoked =
     }
   | undefined;
 
-/** The audit row of a revocation (SPEC §9). */
+/** The audit row of a revocation (docs/security.md "Audit trail"). */
 const revocationAudit = (
   client: Client,
   ip: string,
@@ -99,7 +99,7 @@ async function revokeAccess(
 }
 
 /**
- * Revokes a refresh token's whole grant (SPEC §7: its access tokens too) or one access token.
+ * Revokes a refresh token's whole grant (docs/decisions.md "UserInfo, revocation, introspection": its access tokens too) or one access token.
  * The hint only orders the search (RFC 7009 §2.1).
  */
 async function revokeIn(

@@ -1,5 +1,5 @@
 /**
- * The seed's 38 scopes (seed §5 "Scopes"), each with the words a person reads on the consent
+ * The 38 scopes of the customer's interface description (docs/decisions.md "What the customer's interface description fixes"), each with the words a person reads on the consent
  * page and the area it is grouped under. Metadata, consent, OpenAPI and the API guard all read
  * this one list.
  */
@@ -75,7 +75,7 @@ const catalogue: readonly ScopeInfo[] = [
   { name: 'account:write', area: 'account', description: 'Change your account details' },
 ];
 
-/** Scope names in the seed's order (seed §5). */
+/** Scope names in the interface description's order (docs/decisions.md "What the customer's interface description fixes"). */
 export const SCOPE_NAMES: readonly string[] = [
   'openid',
   'profile',

@@ -1,5 +1,5 @@
 /**
- * Scope values (RFC 6749 §3.3): space-delimited names from the seed's catalogue. Results are in
+ * Scope values (RFC 6749 §3.3): space-delimited names from the catalogue (scope-catalogue.ts). Results are in
  * catalogue order with duplicates collapsed, so equal sets always read the same.
  */
 import { MAX_SCOPE_LENGTH } from '../limits.js';
@@ -22,7 +22,7 @@ const METADATA_HINT =
 export const OFFLINE_ACCESS = 'offline_access';
 
 /**
- * Parses a `scope` parameter; a missing or empty value is an error (the seed requires a scope).
+ * Parses a `scope` parameter; a missing or empty value is an error (docs/decisions.md "Authorization endpoint": missing `scope` is `invalid_scope`).
  * `offline_access` is dropped from the result (OFFLINE_ACCESS).
  */
 export function parseScope(value: string | undefined): ParsedScope {

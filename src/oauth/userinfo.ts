@@ -67,7 +67,7 @@ async function bearerToken(
   const { issuer } = ctx.config;
   const header = readAuthorizationHeader(authorization);
   if (header.kind === 'none') {
-    // RFC 6750 §3.1: no error code in the challenge when no credentials were sent (SPEC §10).
+    // RFC 6750 §3.1: no error code in the challenge when no credentials were sent (docs/decisions.md "UserInfo, revocation, introspection").
     throw new OAuthError(
       'invalid_token',
       'UserInfo needs an access token with the openid scope; send "Authorization: Bearer <access token>"',
@@ -97,7 +97,7 @@ export async function userinfoRoutes(app: FastifyInstance, ctx: AppContext): Pro
       security: [{ oauth2: ['openid'] }, { oauth2: ['openid', 'profile'] }, { oauth2: ['openid', 'email'] }],
       response: { 200: UserInfo, 401: OAuthErrorBody, 403: OAuthErrorBody },
     },
-    // The token is judged before any body is read (SPEC §10: 401/403 before 400).
+    // The token is judged before any body is read (docs/api.md "Calling it": 401/403 before 400).
     onRequest: async (request) => {
       const { token, account } = await bearerToken(ctx, request.headers.authorization);
       const scopes = splitScope(token.scopes);

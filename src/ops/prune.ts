@@ -1,7 +1,7 @@
 /**
  * Pruning: deletes rows nothing can use any more. Only the dead goes: expired codes, tokens,
  * sessions, rate-limit windows and forgotten sign-in counts; grants left with no code or token;
- * and self-registered clients abandoned by liveness (SPEC §5): no grant left and no use for
+ * and self-registered clients abandoned by liveness (docs/configuration.md `CLIENT_IDLE_TTL`): no grant left and no use for
  * CLIENT_IDLE_TTL. Clients known from a metadata document go the same way (their document brings
  * them back at the next authorization request). Registered integrations are never pruned.
  *
@@ -198,7 +198,7 @@ export async function prune(
 }
 
 /**
- * SPEC §5: a dynamic (or metadata-document) client with no grant (so no code or token either) and no use since
+ * docs/configuration.md `CLIENT_IDLE_TTL`: a dynamic (or metadata-document) client with no grant (so no code or token either) and no use since
  * `idleBefore` is abandoned. Any grant left — live, or revoked with tokens not yet expired —
  * keeps it. Its remembered consents go with it (ON DELETE CASCADE).
  */

@@ -1,5 +1,5 @@
 /**
- * Erases the sealed successor pairs of refresh rotations whose grace window has ended (SPEC §7,
+ * Erases the sealed successor pairs of refresh rotations whose grace window has ended (docs/decisions.md "Refresh rotation",
  * src/crypto/successor-seal.ts): a repeat after the window revokes the family without opening
  * the pair, and nothing should keep it longer than it can be used. Runs every
  * SUCCESSOR_ERASE_INTERVAL seconds (at most REFRESH_GRACE), so a pair outlives its window by at

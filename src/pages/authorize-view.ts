@@ -40,7 +40,7 @@ function showSignIn(
     csrfToken: signinCsrfToken(ctx, request, reply),
     hidden: hidden(flow, 'signin'),
     clientName: flow.metadata ? `${flow.client.name} (${flow.metadata.host})` : flow.client.name,
-    // A metadata document the operator trusts is a registered integration (SPEC §5a).
+    // A metadata document the operator trusts is a registered integration (docs/decisions.md "Authorization endpoint" "The consent page says who vouches for the app").
     clientKind: flow.metadata?.trusted ? 'integration' : flow.client.kind,
     email: failure?.email,
     error: failure?.message,

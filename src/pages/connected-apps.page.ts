@@ -1,5 +1,5 @@
 /**
- * Connected apps (SPEC §6): every app the person has let in (a remembered consent or a live
+ * Connected apps (docs/decisions.md "Authorization endpoint"): every app the person has let in (a remembered consent or a live
  * grant), what it may do, since when and when it last acted — and a **Revoke** button that ends
  * all of it.
  */
@@ -10,7 +10,7 @@ import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
 import type { ScopeGroup } from './scope-groups.js';
 
-/** How a client identified by its metadata document is shown (SPEC §5a). */
+/** How a client identified by its metadata document is shown (docs/decisions.md "Client ID Metadata Documents"). */
 export interface AppIdentity {
   /** The host of its client_id URL. */
   readonly host: string;

@@ -1,5 +1,5 @@
 /**
- * Connected apps (SPEC §6): GET lists, per client, the person's remembered consent and live
+ * Connected apps (docs/decisions.md "Authorization endpoint"): GET lists, per client, the person's remembered consent and live
  * grants — an app whose tokens are all gone is still listed while its consent would let it back
  * in; POST …/revoke ends every grant of one client for this person with all tokens under them,
  * and forgets the consent so the app must ask again.
@@ -41,7 +41,7 @@ function redirectKind(redirectUris: string): 'loopback' | 'https' {
 }
 
 /**
- * A client identified by its metadata document (SPEC §5a): the host of its client_id URL, whether
+ * A client identified by its metadata document (docs/decisions.md "Client ID Metadata Documents"): the host of its client_id URL, whether
  * the operator trusts it, and the hosts its document lets it return to (loopback, and https only
  * when trusted — src/oauth/client-id-metadata/redirect-policy.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * The consent page (SPEC §6): who is asking (and whether anyone vouched for it), where the
+ * The consent page (docs/clients.md "Sign-in, consent and Connected apps"): who is asking (and whether anyone vouched for it), where the
  * answer goes, what it may do — in plain words grouped by area — in which school, and **Allow** /
  * **Deny**; and a way out for someone who is not the person signed in.
  */
@@ -24,7 +24,7 @@ export interface ConsentPage {
   readonly redirectUri: string;
   readonly scopes: readonly ScopeGroup[];
   readonly accountEmail: string;
-  /** A client identified by its metadata document: its client_id URL and that URL's host (SPEC §5a). */
+  /** A client identified by its metadata document: its client_id URL and that URL's host (docs/decisions.md "Client ID Metadata Documents"). */
   readonly identity?:
     | { readonly clientId: string; readonly host: string; readonly trusted: boolean }
     | undefined;

@@ -1,5 +1,5 @@
 /**
- * The error page for what cannot be sent back to a client (SPEC §6: an unknown client or a
+ * The error page for what cannot be sent back to a client (docs/decisions.md "Authorization endpoint" "Page or redirect": an unknown client or a
  * redirect URI that is not the client's). It never links anywhere the request named.
  */
 import { html, type SafeHtml } from './html.js';

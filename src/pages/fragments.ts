@@ -24,7 +24,7 @@ export function scopeList(groups: readonly ScopeGroup[]): SafeHtml {
 
 /**
  * Whether anyone vouched for the client: an operator's integration (or a metadata document the
- * operator trusts, SPEC §5a) or an app that describes itself.
+ * operator trusts, docs/decisions.md "Authorization endpoint") or an app that describes itself.
  */
 export function clientKindBadge(kind: ClientKind, trusted = false): SafeHtml {
   if (kind === 'integration' || trusted) return html`<span class="badge ok">Registered integration</span>`;

@@ -1,5 +1,5 @@
 /**
- * Sending an HTML page with the headers every page needs (SPEC §6, §9): no framing
+ * Sending an HTML page with the headers every page needs (docs/clients.md "Sign-in, consent and Connected apps"): no framing
  * (X-Frame-Options and CSP frame-ancestors, against clickjacking the Allow button), no inline
  * script or style, no referrer (the authorize URL carries the client's state), never cached.
  */

@@ -1,5 +1,5 @@
 /**
- * Scopes as a person reads them: plain words, grouped by area (SPEC §6), areas in a fixed order.
+ * Scopes as a person reads them: plain words, grouped by area (docs/clients.md "Sign-in, consent and Connected apps"), areas in a fixed order.
  */
 import { AREA_TITLES, type ScopeArea, scopeInfo } from '../oauth/scope-catalogue.js';
 

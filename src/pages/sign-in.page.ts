@@ -1,5 +1,5 @@
 /**
- * The sign-in page (SPEC §6): labelled **Email** and **Password**, a **Sign in** button. Within an
+ * The sign-in page (docs/clients.md "Sign-in, consent and Connected apps"): labelled **Email** and **Password**, a **Sign in** button. Within an
  * authorization it names the app and, as the consent page does, whether anyone vouched for it.
  */
 import type { ClientKind } from '../storage/schema.js';

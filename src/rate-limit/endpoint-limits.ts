@@ -39,7 +39,7 @@ export interface EndpointLimits {
    */
   api(request: FastifyRequest, tokenHash: string | undefined): void;
   /**
-   * Counts a fetch of a client metadata document (a cache miss at /oauth/authorize, SPEC §5a)
+   * Counts a fetch of a client metadata document (a cache miss at /oauth/authorize, docs/security.md "Rate limits")
    * against the client IP: the seconds to wait when over RATE_LIMIT_CLIENT_METADATA per minute,
    * else undefined. It does not throw: the authorization endpoint answers with a page.
    */

@@ -1,5 +1,5 @@
 /**
- * Sign-in throttling (SPEC §9) per account, per client IP and per trusted browser, with a growing
+ * Sign-in throttling (docs/security.md "Sign-in throttling") per account, per client IP and per trusted browser, with a growing
  * back-off. An attempt is COUNTED BEFORE its password is checked, by one atomic upsert per key
  * (`INSERT … ON CONFLICT DO UPDATE … RETURNING`, the same on SQLite and PostgreSQL, so global
  * across instances): the statement either counts the attempt and, when this count reaches the

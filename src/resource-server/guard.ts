@@ -1,6 +1,6 @@
 /**
  * The resource-server guard: one onRequest hook for every /api/v1 route, so it runs before the
- * body is parsed or validated (SPEC §10: 401/403 before 400) and no route has its own token code.
+ * body is parsed or validated (docs/api.md "Calling it": 401/403 before 400) and no route has its own token code.
  */
 import type {
   FastifyInstance,
@@ -28,7 +28,7 @@ const USE_HEADER =
   'send the access token in the Authorization header ("Authorization: Bearer <token>"), never in the URL or body';
 
 /**
- * Anonymous is never challenged (seed §5.9, SPEC §8): 403 without WWW-Authenticate. It still says
+ * Anonymous is never challenged (docs/decisions.md "What the customer's interface description fixes"; docs/decisions.md "The school API"): 403 without WWW-Authenticate. It still says
  * where to learn how to get a token, in the spirit of RFC 9728 §5: a `Link` to the protected
  * resource metadata with the registered relation `describedby` (RFC 8288 §2.1.1), and the same
  * URL as `resource_metadata` in the body — the name RFC 9728 §5.1 gives it in a challenge.
@@ -118,7 +118,7 @@ function scopeSet(scopes: string): ReadonlySet<string> {
 
 function personOf(ctx: Pick<AppContext, 'config'>, token: BearerToken, access: Access): Principal {
   const scopes = scopeSet(token.scopes);
-  // SPEC §10: a presented token is always judged, never downgraded to anonymous.
+  // docs/api.md "Calling it": a presented token is always judged, never downgraded to anonymous.
   if (!scopes.has(access.scope)) throw insufficientScope(ctx.config.issuer, access.scope);
   return { kind: 'person', accountId: token.account_id, clientId: token.client_id, scopes };
 }

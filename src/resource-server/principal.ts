@@ -1,6 +1,6 @@
 /**
  * Who a protected request acts for. A request without an Authorization header is anonymous
- * (seed §1, §5.9); a request with a valid token acts as the person who granted it, limited to the
+ * (docs/decisions.md "What the customer's interface description fixes"); a request with a valid token acts as the person who granted it, limited to the
  * token's scopes.
  */
 import type { TokenAccountRow } from '../storage/bearer-joined-reads.repository.js';

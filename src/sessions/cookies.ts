@@ -1,5 +1,5 @@
 /**
- * Cookie names and attributes (SPEC §9): HttpOnly, SameSite=Lax (sent on the top-level GET that
+ * Cookie names and attributes (docs/decisions.md "Sessions and CSRF"): HttpOnly, SameSite=Lax (sent on the top-level GET that
  * brings a person from a client to /oauth/authorize, never on a cross-site POST), and on an https
  * issuer `Secure` with the `__Host-` prefix, which pins the cookie to this exact origin and path.
  */

@@ -1,5 +1,5 @@
 /**
- * CSRF protection for every form (SPEC §6): synchronizer tokens derived with HMAC from a secret
+ * CSRF protection for every form (docs/decisions.md "Sessions and CSRF"): synchronizer tokens derived with HMAC from a secret
  * only this browser's cookies lead to — the session's `csrf_secret` once signed in, and before
  * that a random pre-session cookie (so a login form cannot be forged either: "login CSRF").
  * A token is bound to its purpose, so one form's token does not open another form.

@@ -1,5 +1,5 @@
 /**
- * Server-side sign-in sessions (SPEC §6, §9). The browser holds an opaque value from
+ * Server-side sign-in sessions (docs/decisions.md "Sessions and CSRF"). The browser holds an opaque value from
  * `mintSecret('session')`; the database holds only its stored key (time of issue and SHA-256).
  * A session ends after SESSION_TTL without use (idle) or SESSION_ABSOLUTE_TTL after sign-in,
  * whichever comes first; `expires_at` always holds that moment so pruning needs no arithmetic.

@@ -3,7 +3,7 @@
  * and a password hash is verified even for an unknown email, so timing does not reveal which
  * accounts exist. Disabled accounts cannot sign in.
  *
- * Order (docs/security.md "Sign-in throttling"): the attempt is counted (SPEC §9: per account
+ * Order (docs/security.md "Sign-in throttling"): the attempt is counted (per account
  * and per IP, or per trusted browser) BEFORE the password is checked, and the check waits for a
  * slot of the process-wide bound on password checks; only then is the outcome settled.
  */
@@ -132,7 +132,7 @@ function waitWords(seconds: number): string {
 }
 
 /**
- * checkCredentials for the HTML forms: a throttled or busy attempt (SPEC §9) is shown on the
+ * checkCredentials for the HTML forms: a throttled or busy attempt (docs/security.md "Sign-in throttling") is shown on the
  * sign-in page — 429 with Retry-After — instead of a JSON error a person cannot read. A signed-in
  * browser gets a fresh device cookie, so it keeps its own allowance next time.
  */

@@ -1,4 +1,4 @@
-/** The operator's block and trust rules for client_id URLs (SPEC §5a; `schoolauth client block|trust`). */
+/** The operator's block and trust rules for client_id URLs (docs/decisions.md "Client ID Metadata Documents"; `schoolauth client block|trust`). */
 import type { Kysely } from 'kysely';
 import type { ClientMetadataRule, Database, MetadataRuleDecision, MetadataRuleTarget } from './schema.js';
 

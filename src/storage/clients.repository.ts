@@ -43,7 +43,7 @@ export function redirectUrisOf(client: Client): string[] {
 }
 
 /**
- * Writes the row of a client identified by a metadata document (SPEC §5a): inserted the first
+ * Writes the row of a client identified by a metadata document (docs/decisions.md "Client ID Metadata Documents"): inserted the first
  * time, afterwards brought up to the latest valid document. Only such a row is ever updated here,
  * and `disabled`, `created_at` and `last_used_at` stay as they are.
  */

@@ -1,5 +1,5 @@
 /**
- * What "Connected apps" (SPEC §6) lists and forgets: every app a person has let in — by a
+ * What "Connected apps" (docs/decisions.md "Authorization endpoint") lists and forgets: every app a person has let in — by a
  * remembered consent or by a live grant — and, on Revoke, all of it at once.
  */
 import type { Kysely, Transaction } from 'kysely';

@@ -101,7 +101,7 @@ export function redeemCodeAndIssue(
 }
 
 /**
- * Rotates a live refresh token (SPEC §7: once), keeping its sealed successor pair for the grace
+ * Rotates a live refresh token (docs/decisions.md "Refresh rotation": once), keeping its sealed successor pair for the grace
  * window, and writes the successor pair in one statement. Not spent: another request rotated it
  * first, or it is revoked (markRotated's conditions).
  */

@@ -58,7 +58,7 @@ export interface SigningKeysTable {
 
 /**
  * `dynamic`: self-registered (RFC 7591). `integration`: created by an operator. `metadata_document`:
- * identified by an https client_id URL whose document was fetched (SPEC §5a); the row holds the
+ * identified by an https client_id URL whose document was fetched (docs/decisions.md "Client ID Metadata Documents"); the row holds the
  * latest valid document, so grants, tokens and consents refer to it like to any other client.
  */
 export type ClientKind = 'dynamic' | 'integration' | 'metadata_document';
@@ -70,7 +70,7 @@ export interface ClientsTable {
   application_type: string;
   /** JSON array of strings. */
   redirect_uris: string;
-  /** A confidential client (either secret method) may authenticate with either (SPEC §5). */
+  /** A confidential client (either secret method) may authenticate with either (docs/decisions.md "Registration"). */
   token_endpoint_auth_method: 'none' | 'client_secret_post' | 'client_secret_basic';
   secret_hash: string | null;
   /** JSON array of strings. */
@@ -89,7 +89,7 @@ export interface ClientsTable {
 export type MetadataRuleTarget = 'client_id' | 'domain';
 export type MetadataRuleDecision = 'block' | 'trust';
 
-/** An operator's rule for client_id URLs (SPEC §5a): one URL exactly, or a domain and its subdomains. */
+/** An operator's rule for client_id URLs (docs/decisions.md "Client ID Metadata Documents"): one URL exactly, or a domain and its subdomains. */
 export interface ClientMetadataRulesTable {
   target_kind: MetadataRuleTarget;
   target: string;

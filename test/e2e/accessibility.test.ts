@@ -78,7 +78,7 @@ describe('accessibility of every page (axe-core in Chromium)', {
   let browser: Browser;
   let dynamicId: string;
   let integrationId: string;
-  /** A Client ID Metadata Document client (SPEC §5a), and one whose document is refused. */
+  /** A Client ID Metadata Document client (docs/decisions.md "Client ID Metadata Documents"), and one whose document is refused. */
   let docs: MetadataServer;
   let documentId: string;
   let refusedDocumentId: string;

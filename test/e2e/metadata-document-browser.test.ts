@@ -1,5 +1,5 @@
 /**
- * A client identified by its Client ID Metadata Document (SPEC §5a) in a real browser (Chromium
+ * A client identified by its Client ID Metadata Document (docs/decisions.md "Client ID Metadata Documents") in a real browser (Chromium
  * through playwright-core): its document is served by a real https server with a test CA, shaped
  * like Claude Code's (portless localhost and 127.0.0.1 entries). The person signs in and consents
  * on pages that show the document's host; then the code is exchanged, the API called and the token
@@ -15,7 +15,7 @@ import { CHROMIUM, launchChromium } from '../helpers/chromium.js';
 import { createPerson, type Person, pkcePair } from '../helpers/flow.js';
 import { json, type MetadataServer, startMetadataServer, testCa } from '../helpers/metadata-server.js';
 
-describe('a metadata-document client in a real browser (SPEC §5a)', {
+describe('a metadata-document client in a real browser', {
   skip: CHROMIUM ? false : 'SCHOOLAUTH_TEST_CHROMIUM is not set',
 }, () => {
   let t: TestApp;

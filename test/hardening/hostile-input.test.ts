@@ -1,6 +1,6 @@
 /**
  * Issue 6 §1: thousands of hostile requests spread over every route. Required of every answer:
- * no 5xx; an error is a JSON body with `error` (or, where SPEC §6 says so, the HTML error page);
+ * no 5xx; an error is a JSON body with `error` (or, where docs/decisions.md "Authorization endpoint" says so, the HTML error page);
  * no reflected value unescaped in HTML; redirects only to the client's registered redirect URI or
  * our own pages; and a refused request leaves the database unchanged.
  */

@@ -1,5 +1,5 @@
 /**
- * Client ID Metadata Documents shaped like the real agents' (SPEC §5a): portless localhost and
+ * Client ID Metadata Documents shaped like the real agents' (docs/decisions.md "Client ID Metadata Documents"): portless localhost and
  * 127.0.0.1 entries (Claude Code), a path-less loopback entry with a port and an https entry with
  * `application_type: native` (VS Code), and `application_type: web` with loopback entries.
  */

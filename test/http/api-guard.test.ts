@@ -1,4 +1,4 @@
-/** The resource-server guard's rules beyond the generated matrix (SPEC §8, §10; RFC 6750). */
+/** The resource-server guard's rules beyond the generated matrix (docs/api.md "Calling it"; RFC 6750). */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -91,7 +91,7 @@ for (const dialect of DIALECTS) {
       ] as const) {
         const res = await call(t, method, url, method === 'POST' ? { body: { title: 'x' } } : {});
         assert.equal(res.statusCode, 403, url);
-        assert.equal(res.headers['www-authenticate'], undefined, 'seed §5.9: anonymous is not challenged');
+        assert.equal(res.headers['www-authenticate'], undefined, 'anonymous is not challenged');
         assert.equal(res.headers.link, `<${metadata}>; rel="describedby"; type="application/json"`);
         const body = res.json();
         assert.equal(body.error, 'forbidden');

@@ -1,7 +1,7 @@
 /**
  * The access matrix, generated from /openapi.json so that no /api/v1 operation escapes: for each
  * one, anonymous behaviour, a token without its scope, a token with only its scope, and every
- * kind of bad token (SPEC §8, §10).
+ * kind of bad token (docs/api.md "Calling it").
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -148,7 +148,7 @@ for (const dialect of DIALECTS) {
     });
     after(() => t.close());
 
-    it('names the real base URL, every step of seed §5, introspection and both client authentication methods', () => {
+    it('names the real base URL, every step of the walkthrough, introspection and both client authentication methods', () => {
       assert.ok(markdown.includes(`BASE_URL='${t.url}'`));
       for (const step of [
         'Discover',

@@ -100,7 +100,7 @@ function query(base: Record<string, string>, change: Row['change']): string {
 }
 
 for (const dialect of DIALECTS) {
-  describe(`authorization endpoint errors (SPEC §6) [${dialect}]`, () => {
+  describe(`authorization endpoint errors [${dialect}]`, () => {
     let t: TestApp;
     const clients: Record<string, Client> = {};
     before(async () => {

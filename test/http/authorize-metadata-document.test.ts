@@ -1,5 +1,5 @@
 /**
- * Clients identified by a Client ID Metadata Document (SPEC §5a) through the real server: the
+ * Clients identified by a Client ID Metadata Document (docs/decisions.md "Client ID Metadata Documents") through the real server: the
  * document is fetched from a real https server (test CA), the person signs in and consents, the
  * code is exchanged, the API called, the token refreshed, introspected and revoked — with
  * documents shaped like the real agents'. Refusals: test/http/authorize-metadata-refusals.test.ts.
@@ -26,7 +26,7 @@ const SCOPE = 'openid profile account:read courses:read';
 const METRICS_TOKEN = 'metrics-secret-0123456789';
 
 for (const dialect of DIALECTS) {
-  describe(`authorization with a client metadata document (SPEC §5a) [${dialect}]`, () => {
+  describe(`authorization with a client metadata document [${dialect}]`, () => {
     let t: TestApp;
     let docs: MetadataServer;
     let person: Person;

@@ -1,5 +1,5 @@
 /**
- * Every way a client metadata document can be refused (SPEC §5a), through the real server with a
+ * Every way a client metadata document can be refused (docs/decisions.md "Client ID Metadata Documents"), through the real server with a
  * real https server behind it: an HTML error page (400) naming the reason, never a redirect,
  * nothing written but the audit trail, the fetch counted in /metrics — and nothing cached, so a
  * fixed document works at once. Hostile servers: redirect, oversize, slow, non-JSON, wrong
@@ -124,7 +124,7 @@ const URL_ROWS: ReadonlyArray<[name: string, clientId: (origin: string) => strin
 ];
 
 for (const dialect of DIALECTS) {
-  describe(`client metadata documents refused (SPEC §5a) [${dialect}]`, () => {
+  describe(`client metadata documents refused [${dialect}]`, () => {
     let t: TestApp;
     let docs: MetadataServer;
 
@@ -376,7 +376,7 @@ for (const dialect of DIALECTS) {
   });
 }
 
-describe('client metadata documents: issuer and configuration (SPEC §5a)', () => {
+describe('client metadata documents: issuer and configuration', () => {
   let docs: MetadataServer;
   before(async () => {
     docs = await startMetadataServer();

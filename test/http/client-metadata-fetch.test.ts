@@ -1,5 +1,5 @@
 /**
- * The metadata-document fetcher against a real https server with a test CA (SPEC §5a, draft §5,
+ * The metadata-document fetcher against a real https server with a test CA (docs/decisions.md "Client ID Metadata Documents", draft §5,
  * §8.6, §8.7): every refusal, and that no refused address is ever connected to. Every address a
  * test connects to is loopback; refusals of other addresses happen before any connection.
  */
@@ -25,7 +25,7 @@ import {
   untrustedCa,
 } from '../helpers/metadata-server.js';
 
-describe('fetching a client metadata document (SPEC §5a)', () => {
+describe('fetching a client metadata document', () => {
   let docs: MetadataServer;
   let settings: FetchSettings;
   const doc = { client_id: 'x', client_name: 'Agent', redirect_uris: ['http://127.0.0.1/callback'] };

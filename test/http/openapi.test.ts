@@ -54,7 +54,7 @@ function fastifyRoutes(app: FastifyInstance): string[] {
   return routes;
 }
 
-/** Scopes the OAuth layer guards (UserInfo), not the school API (SPEC §10). */
+/** Scopes the OAuth layer guards (UserInfo), not the school API (docs/decisions.md "The school API"). */
 const OIDC_SCOPES = ['openid', 'profile', 'email'];
 
 for (const dialect of DIALECTS) {

@@ -19,7 +19,7 @@ const LOOPBACK = 'http://127.0.0.1:4711/callback';
 const PARTNER = 'https://partner.example.com/cb';
 
 for (const dialect of DIALECTS) {
-  describe(`Connected apps (SPEC §6) [${dialect}]`, () => {
+  describe(`Connected apps [${dialect}]`, () => {
     let t: TestApp;
     let cli: Client;
     let partner: Client;

@@ -37,7 +37,7 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(errorOf(loser), { status: 400, error: 'invalid_grant' });
       }
       const won = winners[0]!.json() as TokenResponse;
-      // SPEC §10: the code was replayed, so the winner's tokens end up revoked too.
+      // docs/decisions.md "Token endpoint": the code was replayed, so the winner's tokens end up revoked too.
       assert.equal(await active(won.access_token), false);
       assert.equal(await active(won.refresh_token), false);
       assert.deepEqual(errorOf(await refresh(t, client, won.refresh_token)), {

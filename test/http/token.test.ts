@@ -205,7 +205,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(errorOf(await exchangeCode(t, pub, minted)), { status: 400, error: 'invalid_grant' });
     });
 
-    // Error rows of SPEC §7 and RFC 6749 §5.2 for this grant: [name, form changes, status, error].
+    // Error rows of docs/decisions.md "Token endpoint" and RFC 6749 §5.2 for this grant: [name, form changes, status, error].
     type Row = [name: string, change: (m: Form) => Form, status: number, error: string];
     const rows: Row[] = [
       ['missing code_verifier', (f) => ({ ...f, code_verifier: undefined }), 400, 'invalid_request'],

@@ -1,5 +1,5 @@
 /**
- * One answer for every code or refresh token this client cannot use (issue 19, SPEC §7): unknown,
+ * One answer for every code or refresh token this client cannot use (issue 19, docs/decisions.md "Token endpoint"): unknown,
  * expired, revoked, already used, or issued to another client all answer the same status, `error`
  * and `error_description`, so the token endpoint is no oracle for someone guessing or holding
  * copies of tokens.

@@ -7,7 +7,7 @@
  * - mod_oauth2 (libapache2-mod-oauth2 3.3.1) as the resource server of /api/: bearer tokens checked
  *   by introspection (RFC 7662) with client_secret_basic, as its sample configuration does.
  * One non-default: OIDCPKCEMethod S256 (mod_auth_openidc sends no PKCE unless told; PKCE S256 is
- * required here, seed §5.1).
+ * required here, docs/decisions.md "What the customer's interface description fixes").
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';

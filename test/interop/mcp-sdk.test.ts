@@ -4,7 +4,7 @@
  * authorization-server metadata, registers itself, sends the person to authorize (the pages are
  * driven over HTTP as a browser would, and once in Chromium), obtains tokens bound to the
  * resource and calls the API. With a `clientMetadataUrl` it identifies itself by its Client ID
- * Metadata Document instead of registering (SPEC §5a; MCP 2025-11-25): the document is served by a
+ * Metadata Document instead of registering (docs/decisions.md "Client ID Metadata Documents"; MCP 2025-11-25): the document is served by a
  * real https server with a test CA, and the SDK (1.32.2) completes the flow and refreshes.
  */
 import assert from 'node:assert/strict';

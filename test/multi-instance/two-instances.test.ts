@@ -173,7 +173,7 @@ describe('two instances on one PostgreSQL', { skip: PG_URL ? false : 'PostgreSQL
     assert.equal(statuses.filter((s) => s === 200).length, 1, statuses.join(','));
     assert.equal(statuses.filter((s) => s === 400).length, 19, statuses.join(','));
     const winner = (await responses.find((r) => r.status === 200)!.json()) as Tokens;
-    // SPEC §10: the code was replayed, so everything issued from it is revoked — the winner's too.
+    // docs/decisions.md "Token endpoint": the code was replayed, so everything issued from it is revoked — the winner's too.
     for (const at of [cluster.a.url, cluster.b.url]) {
       assert.equal((await userinfo(at, winner.access_token)).status, 401);
     }

@@ -1,5 +1,5 @@
 /**
- * `schoolauth client block|trust|clear-rule|rules` (SPEC §5a): the operator's say over client_id
+ * `schoolauth client block|trust|clear-rule|rules` (docs/decisions.md "Client ID Metadata Documents"): the operator's say over client_id
  * URLs and domains. A wrong argument exits 2 with one line; a block revokes the grants of the
  * clients it covers; every change is audited.
  */

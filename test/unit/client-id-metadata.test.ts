@@ -1,5 +1,5 @@
 /**
- * The pure policy of Client ID Metadata Documents (SPEC §5a): which addresses may be fetched, which
+ * The pure policy of Client ID Metadata Documents (docs/decisions.md "Client ID Metadata Documents"): which addresses may be fetched, which
  * client_id URLs name a document, which documents are valid, which redirect URIs of a document a
  * request may use, how long a document is cached, and what the operator's rules say.
  */
@@ -263,7 +263,7 @@ describe('metadata documents (draft §4, §4.1)', () => {
   }
 });
 
-describe('redirect URIs of a document (SPEC §5a)', () => {
+describe('redirect URIs of a document', () => {
   const HOSTS = ['127.0.0.1', '[::1]', 'localhost'];
   const open = { trusted: false, loopbackHosts: HOSTS };
   const trusted = { trusted: true, loopbackHosts: HOSTS };

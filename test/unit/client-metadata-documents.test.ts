@@ -1,5 +1,5 @@
 /**
- * The metadata-document cache (draft §5.2, SPEC §5a): one fetch in flight per URL, valid documents
+ * The metadata-document cache (draft §5.2, docs/decisions.md "Client ID Metadata Documents"): one fetch in flight per URL, valid documents
  * kept within the cache bounds, failures and invalid documents never kept, a bounded size, and one
  * report per real fetch. The fetcher is a stand-in here (test/http/client-metadata-fetch.test.ts
  * fetches for real).

@@ -205,7 +205,7 @@ describe('configuration', () => {
     assert.match(problems({ LOOPBACK_HOSTS: '127.0.0.1,example.com' })[0]!, /LOOPBACK_HOSTS/);
   });
 
-  it('client metadata documents: defaults, bounds and the CA file are validated (SPEC §5a)', () => {
+  it('client metadata documents: defaults, bounds and the CA file are validated', () => {
     assert.deepEqual(loadConfig({}).clientMetadata, {
       enabled: true,
       connectTimeoutMs: 2000,

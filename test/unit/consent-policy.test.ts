@@ -11,7 +11,7 @@ const request = (scope: string, prompt: PromptValue[] = []) => ({
 });
 const allowed = { scopes: 'openid courses:read courses:write' };
 
-describe('remembered consent (SPEC §6, RFC 8252 §8.6)', () => {
+describe('remembered consent (RFC 8252 §8.6)', () => {
   it('answers a confidential client silently for the same or fewer scopes', () => {
     assert.deepEqual(judgeConsent(CONFIDENTIAL, allowed, request('courses:read')), {
       remembered: true,

@@ -1,5 +1,5 @@
 /**
- * The operator's rules for clients identified by a metadata document (SPEC §5a): block a
+ * The operator's rules for clients identified by a metadata document (docs/decisions.md "Client ID Metadata Documents"): block a
  * client_id URL or a whole domain, or trust one — trusting registers it as an integration, whose
  * https redirect URIs become usable. A rule for a domain covers its subdomains; a block wins.
  */

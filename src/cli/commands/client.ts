@@ -1,5 +1,5 @@
 /**
- * Registered integrations (SPEC §3): what the seed calls "arranged with support". An operator
+ * Registered integrations: what the customer's interface description calls "arranged with support" (docs/decisions.md "What the customer's interface description fixes"). An operator
  * creates a client with fixed HTTPS callbacks; its secret is printed once and stored hashed.
  */
 import { recordAudit } from '../../audit/audit.js';

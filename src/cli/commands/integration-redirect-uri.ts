@@ -1,5 +1,5 @@
 /**
- * Redirect URIs of registered integrations (SPEC §3, seed §5.4): a fixed HTTPS callback, or a
+ * Redirect URIs of registered integrations (docs/cli.md; docs/decisions.md "What the customer's interface description fixes"): a fixed HTTPS callback, or a
  * loopback address (RFC 8252 §7.3) for an integration that is a desktop tool. Pure policy.
  */
 

@@ -1,5 +1,5 @@
 /**
- * When remembered consent may answer an authorization request without a page (SPEC §6).
+ * When remembered consent may answer an authorization request without a page (docs/decisions.md "Authorization endpoint" "Remembered consent").
  *
  * RFC 8252 §8.6: a public native client cannot prove who it is — any local process that knows
  * its `client_id` can listen on a loopback port (every port matches, RFC 8252 §7.3) and receive

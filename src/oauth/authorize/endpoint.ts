@@ -1,5 +1,5 @@
 /**
- * GET and POST /oauth/authorize (RFC 6749 §4.1.1, OIDC Core §3.1.2; SPEC §6). A short pipeline:
+ * GET and POST /oauth/authorize (RFC 6749 §4.1.1, OIDC Core §3.1.2; docs/decisions.md "Authorization endpoint"). A short pipeline:
  * read parameters → check client and redirect URI (else an error page, never a redirect) →
  * validate the rest (else an error redirect) → the person's step (sign in, consent) → code.
  * A POST carrying `step` answers one of the pages; any other POST is a form-encoded request.

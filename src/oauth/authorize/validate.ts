@@ -1,5 +1,5 @@
 /**
- * The authorization request's rules (SPEC §6), as pure functions. First the client and redirect
+ * The authorization request's rules (docs/decisions.md "Authorization endpoint"), as pure functions. First the client and redirect
  * URI: when either is wrong the person must not be sent anywhere (RFC 6749 §4.1.2.1), so the
  * answer is a page. After that every error is reported to the verified redirect URI.
  */
@@ -21,7 +21,7 @@ export interface PageProblem {
 }
 
 /**
- * How a client identified by a metadata document is presented and kept (SPEC §5a): the host of its
+ * How a client identified by a metadata document is presented and kept (docs/decisions.md "Client ID Metadata Documents"): the host of its
  * client_id URL, whether the operator trusts it, and the `clients` row to write (the document is
  * new or changed) before a consent or code refers to it — written only then, so a refused request
  * changes nothing.

@@ -18,7 +18,7 @@ export interface Flow {
   readonly params: RequestParams;
   readonly client: Client;
   readonly redirectUri: string;
-  /** Set when the client is known from its metadata document (SPEC §5a). */
+  /** Set when the client is known from its metadata document (docs/decisions.md "Client ID Metadata Documents"). */
   readonly metadata: MetadataIdentity | undefined;
   readonly request: AuthorizationRequest;
 }

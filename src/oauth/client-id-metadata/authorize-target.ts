@@ -1,5 +1,5 @@
 /**
- * The authorization endpoint's first step for a client_id that is a URL (SPEC §5a): the client and
+ * The authorization endpoint's first step for a client_id that is a URL (docs/decisions.md "Client ID Metadata Documents"): the client and
  * redirect URI come from the metadata document at that URL instead of a registration row. Every
  * way this can fail is an error page naming the reason, never a redirect (RFC 6749 §4.1.2.1:
  * until the redirect URI is verified, nobody may be sent to it).

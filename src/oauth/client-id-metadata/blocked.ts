@@ -1,5 +1,5 @@
 /**
- * Whether the operator blocked a client known from its metadata document (SPEC §5a): checked where
+ * Whether the operator blocked a client known from its metadata document (docs/decisions.md "Client ID Metadata Documents"): checked where
  * such a client authenticates (token, revocation, introspection), so a block also stops clients
  * that signed in before it. Other clients cost no query.
  */

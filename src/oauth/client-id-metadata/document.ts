@@ -1,7 +1,7 @@
 /**
  * A Client ID Metadata Document (draft-ietf-oauth-client-id-metadata-document §4), judged without
  * I/O: the bytes fetched become the metadata this server keeps about the client, or the reason
- * they cannot. The clients this server accepts this way are public (`none`, SPEC §5a).
+ * they cannot. The clients this server accepts this way are public (`none`, docs/decisions.md "Client ID Metadata Documents").
  */
 
 import {

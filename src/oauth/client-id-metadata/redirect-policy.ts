@@ -1,6 +1,6 @@
 /**
- * Which redirect URI of a metadata document a request may use (SPEC §5a), as pure policy.
- * Self-service stays loopback-only (seed §5.3): the requested URI must be listed in the document
+ * Which redirect URI of a metadata document a request may use (docs/decisions.md "Client ID Metadata Documents"), as pure policy.
+ * Self-service stays loopback-only (docs/decisions.md "What the customer's interface description fixes"): the requested URI must be listed in the document
  * and be a loopback URI. A loopback entry matches on any port (RFC 8252 §7.3), written with or
  * without one — agents publish `http://127.0.0.1/callback` and bind a port at request time — and an
  * empty path equals "/" (RFC 3986 §6.2.3). `application_type` changes nothing. An https entry is

@@ -1,5 +1,5 @@
 /**
- * The operator's say over client_id URLs (SPEC §5a, draft §8.9), as pure policy. A rule names one
+ * The operator's say over client_id URLs (docs/decisions.md "Client ID Metadata Documents", draft §8.9), as pure policy. A rule names one
  * client_id URL exactly, or a domain — which covers that host and every host below it, as the
  * operator of a domain controls its subdomains. A block wins over any trust; otherwise a trust
  * rule makes the client a registered integration, whose https redirect URIs become usable.

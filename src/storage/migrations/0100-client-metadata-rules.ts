@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 // biome-ignore lint/suspicious/noExplicitAny: migrations are frozen history
 type Db = Kysely<any>;
 
-/** The operator's block and trust rules for client_id URLs and their domains (SPEC §5a). */
+/** The operator's block and trust rules for client_id URLs and their domains (docs/decisions.md "Client ID Metadata Documents"). */
 export async function up(db: Db): Promise<void> {
   await db.schema
     .createTable('client_metadata_rules')

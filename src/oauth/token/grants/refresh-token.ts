@@ -1,5 +1,5 @@
 /**
- * The refresh_token grant (RFC 6749 §6) with rotation on every use (SPEC §7, OAuth 2.1 §4.3.1).
+ * The refresh_token grant (RFC 6749 §6) with rotation on every use (docs/decisions.md "Refresh rotation", OAuth 2.1 §4.3.1).
  *
  * The successor pair is fresh CSPRNG output (mintSecret). So that a repeat of the just-rotated
  * token within REFRESH_GRACE, or a concurrent caller that lost the rotation race, can answer the

@@ -92,3 +92,8 @@ export function formatScope(scopes: readonly string[]): string {
 export function splitScope(value: string): string[] {
   return value.split(' ').filter((n) => n !== '');
 }
+
+/** A scope that changes data (`…:write`); every other scope only reads or identifies. */
+export function isWriteScope(name: string): boolean {
+  return name.endsWith(':write');
+}

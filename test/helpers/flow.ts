@@ -117,6 +117,15 @@ export function readForms(html: string): ParsedForm[] {
     for (const input of m[2]!.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) {
       fields[unescapeHtml(input[1]!)] = unescapeHtml(input[2]!);
     }
+    // Ticked boxes, as a browser submits them; the values of one name joined with spaces (the
+    // consent form's scope boxes: the server splits each value on spaces).
+    for (const box of m[2]!.matchAll(
+      /<input type="checkbox"[^>]*? name="([^"]*)" value="([^"]*)" checked>/g,
+    )) {
+      const name = unescapeHtml(box[1]!);
+      const value = unescapeHtml(box[2]!);
+      fields[name] = fields[name] === undefined ? value : `${fields[name]} ${value}`;
+    }
     const buttons = [
       ...m[2]!.matchAll(/<button[^>]*?(?: name="([^"]*)" value="([^"]*)")?>([^<]*)<\/button>/g),
     ].map((b) => ({ name: b[1] ?? '', value: b[2] ?? '', label: b[3]! }));

@@ -2,7 +2,7 @@
  * The consent page's choices in a real browser, at 1280 and 390 px, through its labelled fields
  * and buttons only, no script on the page: a tick box per scope labelled with its plain words,
  * Allow and Deny in view without scrolling for a request of every scope, untick by keyboard,
- * "Read only" in one click, and asking again for more shows only what is new.
+ * "Read only" in one click, and asking again for more asks only about what is new.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -130,6 +130,31 @@ describe('consent choices in a real browser', {
         await signIn(page, await createPerson(t.ctx.db));
         await page.getByRole('button', { name: 'Read only' }).click();
         assert.equal(await grantedScope(page, client.id, pkce.verifier), 'openid courses:read');
+        await context.close();
+      });
+
+      it('asking again for more: what was allowed is listed apart, only the new scope has a box; the grant is the union', async () => {
+        const client = await insertTestClient(t.ctx.db, { name: 'Maths Agent' });
+        const context = await browser.newContext({ viewport });
+        const page = await context.newPage();
+        const first = pkcePair();
+        await page.goto(authorizeUrl(client.id, 'openid courses:read', first));
+        await signIn(page, await createPerson(t.ctx.db));
+        await page.getByRole('button', { name: 'Allow' }).click();
+        await grantedScope(page, client.id, first.verifier);
+        const again = pkcePair();
+        await page.goto(authorizeUrl(client.id, 'openid courses:read courses:write', again));
+        await page.getByRole('heading', { name: 'Already allowed' }).waitFor();
+        assert.equal(await page.getByRole('checkbox').count(), 1);
+        assert.equal(
+          await page.getByRole('checkbox', { name: 'Create, change and delete courses' }).isChecked(),
+          true,
+        );
+        await page.getByRole('button', { name: 'Allow' }).click();
+        assert.equal(
+          await grantedScope(page, client.id, again.verifier),
+          'openid courses:read courses:write',
+        );
         await context.close();
       });
     });

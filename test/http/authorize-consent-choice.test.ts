@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { hashSecret } from '../../src/crypto/tokens.js';
 import type { Client } from '../../src/storage/schema.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 import {
@@ -33,23 +34,23 @@ for (const dialect of DIALECTS) {
   describe(`consent: the person chooses the scopes [${dialect}]`, () => {
     let t: TestApp;
     let client: Client;
+    let confidential: Client;
     before(async () => {
       t = await createTestApp(dialect, { listen: true });
       client = await insertTestClient(t.ctx.db, { name: 'Maths CLI' });
+      confidential = await insertTestClient(t.ctx.db, { name: 'Maths Desktop', confidential: true });
     });
     after(() => t.close());
 
     /** Signs `person` in (once per browser) and returns the consent page for `scope`. */
-    async function consentPage(browser: Browser, person: Person, scope: string, pkce = pkcePair()) {
-      const url = `/oauth/authorize?${new URLSearchParams({
-        response_type: 'code',
-        client_id: client.id,
-        redirect_uri: REDIRECT,
-        scope,
-        code_challenge: pkce.challenge,
-        code_challenge_method: 'S256',
-        state: 'st',
-      })}`;
+    async function consentPage(
+      browser: Browser,
+      person: Person,
+      scope: string,
+      pkce = pkcePair(),
+      clientId = client.id,
+    ) {
+      const url = authorizeUrl(scope, pkce, clientId);
       let res = await browser.get(url);
       let html = await res.text();
       if (readForm(html).fields.step === 'signin') {
@@ -66,6 +67,17 @@ for (const dialect of DIALECTS) {
       return { html, form: readForm(html), pkce };
     }
 
+    const authorizeUrl = (scope: string, pkce = pkcePair(), clientId = client.id) =>
+      `/oauth/authorize?${new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        scope,
+        code_challenge: pkce.challenge,
+        code_challenge_method: 'S256',
+        state: 'st',
+      })}`;
+
     async function exchange(location: string, verifier: string) {
       const code = new URL(location).searchParams.get('code');
       assert.ok(code, location);
@@ -80,13 +92,21 @@ for (const dialect of DIALECTS) {
       return res.json() as { access_token: string; scope: string };
     }
 
-    const consentRow = (accountId: string) =>
+    const consentRow = (accountId: string, clientId = client.id) =>
       t.ctx.db
         .selectFrom('consents')
         .select('scopes')
         .where('account_id', '=', accountId)
-        .where('client_id', '=', client.id)
+        .where('client_id', '=', clientId)
         .executeTakeFirst();
+    const codeScopes = async (location: string) =>
+      (
+        await t.ctx.db
+          .selectFrom('authorization_codes')
+          .select('scopes')
+          .where('code_hash', '=', hashSecret(new URL(location).searchParams.get('code')!))
+          .executeTakeFirstOrThrow()
+      ).scopes;
 
     it('shows a ticked box per requested scope, its value the scope code; openid ticked and disabled', async () => {
       const { html } = await consentPage(
@@ -208,6 +228,75 @@ for (const dialect of DIALECTS) {
         .where('account_id', '=', person.account.id)
         .execute();
       assert.deepEqual(codes, []);
+    });
+
+    it('asking again for more shows what is already allowed apart and asks only about the new scopes; the grant is the union', async () => {
+      const person = await createPerson(t.ctx.db);
+      const browser = new Browser(t.url);
+      const first = await consentPage(browser, person, 'openid courses:read');
+      const allowed = await browser.post(first.form.action, { ...first.form.fields, decision: 'allow' });
+      await exchange(allowed.headers.get('location')!, first.pkce.verifier);
+      const again = await consentPage(browser, person, 'openid courses:read courses:write orders:read');
+      assert.deepEqual(
+        boxes(again.html).map((b) => b.value),
+        ['courses:write', 'orders:read'],
+        'only the new scopes are asked about',
+      );
+      const text = pageText(again.html);
+      assert.match(text, /Already allowed .*See your courses, including drafts courses:read/);
+      assert.match(text, /now also asks/);
+      const res = await browser.post(again.form.action, {
+        ...again.form.fields,
+        grant_scope: 'courses:write',
+        decision: 'allow',
+      });
+      const tokens = await exchange(res.headers.get('location')!, again.pkce.verifier);
+      assert.equal(tokens.scope, 'openid courses:read courses:write');
+      assert.equal((await consentRow(person.account.id))?.scopes, 'openid courses:read courses:write');
+    });
+
+    it('Read only on a step-up keeps what was allowed before and adds only the new read scopes', async () => {
+      const person = await createPerson(t.ctx.db);
+      const browser = new Browser(t.url);
+      const first = await consentPage(browser, person, 'openid courses:write');
+      await browser.post(first.form.action, { ...first.form.fields, decision: 'allow' });
+      const again = await consentPage(browser, person, 'openid courses:write orders:read school:write');
+      const res = await browser.post(again.form.action, {
+        ...again.form.fields,
+        decision: 'allow-read-only',
+      });
+      const tokens = await exchange(res.headers.get('location')!, again.pkce.verifier);
+      assert.equal(tokens.scope, 'openid courses:write orders:read');
+    });
+
+    it('confidential client: remembered consent covers only the scopes the person ticked', async () => {
+      const person = await createPerson(t.ctx.db);
+      const browser = new Browser(t.url);
+      const first = await consentPage(
+        browser,
+        person,
+        'openid courses:read courses:write',
+        pkcePair(),
+        confidential.id,
+      );
+      const res = await browser.post(first.form.action, {
+        ...first.form.fields,
+        grant_scope: 'courses:read',
+        decision: 'allow',
+      });
+      assert.equal(await codeScopes(res.headers.get('location')!), 'openid courses:read');
+      assert.equal((await consentRow(person.account.id, confidential.id))?.scopes, 'openid courses:read');
+      const silent = await browser.get(authorizeUrl('openid courses:read', pkcePair(), confidential.id));
+      assert.equal(silent.status, 302, 'what was allowed goes straight through');
+      assert.equal(await codeScopes(silent.headers.get('location')!), 'openid courses:read');
+      const unticked = await browser.get(
+        authorizeUrl('openid courses:read courses:write', pkcePair(), confidential.id),
+      );
+      assert.equal(unticked.status, 200, 'the unticked scope is asked about again');
+      assert.deepEqual(
+        boxes(await unticked.text()).map((b) => b.value),
+        ['courses:write'],
+      );
     });
   });
 }

@@ -19,6 +19,7 @@ import { PATHS } from '../paths.js';
 import { csrfToken, signinCsrfToken } from '../sessions/csrf.js';
 import type { ActiveSession } from '../sessions/sessions.js';
 import { membershipsOf } from '../storage/accounts.repository.js';
+import { appFacts } from './app-facts.js';
 import { consentPage } from './consent.page.js';
 import { errorPage } from './error.page.js';
 import { sendPage, sendRedirect } from './respond.js';
@@ -89,6 +90,7 @@ async function showConsent(
       host: flow.metadata.host,
       trusted: flow.metadata.trusted,
     },
+    facts: appFacts(flow.client, flow.client.kind === 'integration' || flow.metadata?.trusted === true),
     schoolBound,
     schools: schoolBound ? await membershipsOf(ctx.db, session.account.id) : [],
     switchAccount: { csrfToken: csrfToken(session.csrfSecret, 'signout'), hidden: hidden(flow, 'switch') },

@@ -7,6 +7,7 @@
  */
 import { PATHS } from '../paths.js';
 import type { ClientKind } from '../storage/schema.js';
+import { type AppFacts, appFactsLine } from './app-facts.js';
 import { clientKindBadge, csrfField, hiddenFields, scopeList, utcTime } from './fragments.js';
 import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
@@ -41,6 +42,8 @@ export interface ConsentPage {
   readonly identity?:
     | { readonly clientId: string; readonly host: string; readonly trusted: boolean }
     | undefined;
+  /** When it registered and was last used, and its own pages (links only when vouched for). */
+  readonly facts: AppFacts;
   /** Whether a requested scope reaches into school data (not only the person's own account). */
   readonly schoolBound: boolean;
   /** The schools the person belongs to: the token reaches the data of these. */
@@ -84,6 +87,7 @@ function provenance(page: ConsentPage): SafeHtml {
     // Draft-ietf-oauth-client-id-metadata-document §8.5: the client_id's host, shown prominently.
     return html`<p class="domain">Identified by ${identity.host}</p>
 <p>${clientKindBadge(page.clientKind, identity.trusted)}</p>
+${appFactsLine(page.facts)}
 ${allowedBeforeNote(page)}
 ${
   identity.trusted
@@ -92,6 +96,7 @@ ${
 }`;
   }
   return html`<p>${clientKindBadge(page.clientKind)}</p>
+${appFactsLine(page.facts)}
 ${allowedBeforeNote(page)}
 ${
   page.clientKind === 'dynamic'

@@ -72,6 +72,8 @@ export async function insertTestClient(
     /** A confidential client (client_secret_post) whose secret is unknown to the test. */
     confidential?: boolean;
     now?: number;
+    /** Registered metadata kept with the row (client_uri, policy_uri, tos_uri, logo_uri …). */
+    metadata?: Record<string, unknown>;
   } = {},
 ): Promise<Client> {
   const client: Client = {
@@ -84,7 +86,7 @@ export async function insertTestClient(
     secret_hash: options.confidential ? randomBytes(32).toString('hex') : null,
     grant_types: JSON.stringify(['authorization_code', 'refresh_token']),
     response_types: JSON.stringify(['code']),
-    metadata: '{}',
+    metadata: JSON.stringify(options.metadata ?? {}),
     id_token_signed_response_alg: 'RS256',
     disabled: options.disabled ? 1 : 0,
     created_at: options.now ?? Math.floor(Date.now() / 1000),

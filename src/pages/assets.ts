@@ -58,6 +58,16 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:
 dl.facts dt{color:var(--muted)}
 dl.facts dd{margin:0}
 a{color:var(--accent)}
+.visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
+.heading-row{display:flex;justify-content:space-between;align-items:center;gap:8px;flex-wrap:wrap}
+.heading-row h1{margin:0}
+.app h2{margin:0 0 2px}
+.app p{margin:2px 0}
+.app .actions{margin-top:8px}
+details summary{cursor:pointer;color:var(--accent);min-height:24px}
+.find .actions{margin-top:0;flex-wrap:nowrap}
+input[type=search]{flex:1;min-width:0;font:inherit;padding:10px 12px;border:1px solid var(--field);border-radius:8px}
+.revoke-all{border:1px solid var(--line);background:var(--bg);border-radius:8px;padding:8px 12px;margin:12px 0}
 `;
 
 /** A static asset answered with an ETag, revalidated after an hour (a day for the icon). */

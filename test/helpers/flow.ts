@@ -188,7 +188,7 @@ export class Browser {
 
   async request(
     url: string,
-    init: { method?: string; form?: Record<string, string> } = {},
+    init: { method?: string; form?: Record<string, string> | ReadonlyArray<[string, string]> } = {},
   ): Promise<Response> {
     const target = new URL(url, this.baseUrl);
     const headers: Record<string, string> = {};
@@ -197,7 +197,7 @@ export class Browser {
     let body: string | undefined;
     if (init.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(init.form).toString();
+      body = new URLSearchParams(init.form as Record<string, string> | Array<[string, string]>).toString();
     }
     const method = init.method ?? (body ? 'POST' : 'GET');
     const response = this.localAddress
@@ -216,7 +216,8 @@ export class Browser {
     return this.request(url);
   }
 
-  post(url: string, form: Record<string, string>): Promise<Response> {
+  /** Posts a form; entries as pairs repeat a name (several boxes or hidden fields of one name). */
+  post(url: string, form: Record<string, string> | ReadonlyArray<[string, string]>): Promise<Response> {
     return this.request(url, { method: 'POST', form });
   }
 

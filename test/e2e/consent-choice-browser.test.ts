@@ -105,9 +105,9 @@ describe('consent choices in a real browser', {
         await context.close();
       });
 
-      it('untick by keyboard, then Allow: exactly the ticked scopes are granted', async () => {
+      it('untick by keyboard, then Allow, with JavaScript off: exactly the ticked scopes are granted', async () => {
         const client = await insertTestClient(t.ctx.db, { name: 'Maths Agent' });
-        const context = await browser.newContext({ viewport });
+        const context = await browser.newContext({ viewport, javaScriptEnabled: false });
         const page = await context.newPage();
         const pkce = pkcePair();
         await page.goto(authorizeUrl(client.id, 'openid profile courses:read courses:write', pkce));
@@ -121,9 +121,9 @@ describe('consent choices in a real browser', {
         await context.close();
       });
 
-      it('Read only in one click grants the read scopes only', async () => {
+      it('Read only in one click, with JavaScript off, grants the read scopes only', async () => {
         const client = await insertTestClient(t.ctx.db, { name: 'Maths Agent' });
-        const context = await browser.newContext({ viewport });
+        const context = await browser.newContext({ viewport, javaScriptEnabled: false });
         const page = await context.newPage();
         const pkce = pkcePair();
         await page.goto(authorizeUrl(client.id, 'openid courses:read courses:write school:write', pkce));
@@ -155,6 +155,46 @@ describe('consent choices in a real browser', {
           await grantedScope(page, client.id, again.verifier),
           'openid courses:read courses:write',
         );
+        await context.close();
+      });
+
+      it('a request without scope shows the small default: three boxes, none that writes', async () => {
+        const client = await insertTestClient(t.ctx.db, { name: 'Maths Agent' });
+        const context = await browser.newContext({ viewport });
+        const page = await context.newPage();
+        const url = new URL(authorizeUrl(client.id, 'x'));
+        url.searchParams.delete('scope');
+        await page.goto(url.href);
+        await signIn(page, await createPerson(t.ctx.db));
+        await page.getByRole('button', { name: 'Allow' }).waitFor();
+        const values = await page
+          .getByRole('checkbox')
+          .evaluateAll((boxes) => boxes.map((b) => (b as unknown as { value: string }).value));
+        assert.deepEqual(values, ['on', 'profile', 'account:read']);
+        assert.equal(await page.getByRole('button', { name: 'Read only' }).count(), 0);
+        await context.close();
+      });
+
+      it('the privacy policy of an integration is a link with its host; of a self-registered app, plain text', async () => {
+        const pages = { policy_uri: 'https://gradebook.example.com/privacy' };
+        const integration = await insertTestClient(t.ctx.db, {
+          kind: 'integration',
+          name: 'Gradebook',
+          redirectUris: [callback],
+          metadata: pages,
+        });
+        const dynamic = await insertTestClient(t.ctx.db, { name: 'Maths Agent', metadata: pages });
+        const context = await browser.newContext({ viewport });
+        const page = await context.newPage();
+        await page.goto(authorizeUrl(integration.id, 'openid'));
+        await signIn(page, await createPerson(t.ctx.db));
+        const link = page.getByRole('link', { name: 'Privacy policy' });
+        assert.equal(await link.getAttribute('href'), pages.policy_uri);
+        assert.ok(await link.isVisible());
+        await page.goto(authorizeUrl(dynamic.id, 'openid'));
+        await page.getByText('Privacy policy: gradebook.example.com').waitFor();
+        assert.equal(await page.getByRole('link', { name: 'Privacy policy' }).count(), 0);
+        assert.equal(await page.locator('img').count(), 0);
         await context.close();
       });
     });

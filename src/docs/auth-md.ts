@@ -208,8 +208,11 @@ error (\`access_denied\`) and the command fails. Your own program does the same:
 loopback address, any free port (loopback redirect URIs may use another port than registered,
 RFC 8252 §7.3), and check \`state\` and \`iss\`.
 
-Request any of the scopes in \`scopes_supported\`; \`/openapi.json\` says which one each API
-operation needs. \`offline_access\` (OIDC Core §11) may be added and is ignored: every
+Ask for the scopes your calls need: \`scopes_supported\` lists every scope that exists, not
+what to ask for, and \`/openapi.json\` says which one each API operation needs. A request without
+\`scope\` gets \`openid profile account:read\` (nothing that writes). When a call answers 403
+\`insufficient_scope\`, authorize again asking for the scopes you hold plus the one named in
+\`scope="…"\`. \`offline_access\` (OIDC Core §11) may be added and is ignored: every
 authorization gets a refresh token, and the granted \`scope\` leaves it out. The code is
 single-use and short-lived: go on to step 5 within a minute.
 

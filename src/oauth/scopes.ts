@@ -54,6 +54,23 @@ export function parseScope(value: string | undefined): ParsedScope {
   return { scopes: inCatalogueOrder(names) };
 }
 
+/**
+ * The scopes of an authorization request sent without `scope` (RFC 6749 §3.3 lets the server
+ * use a documented default): who the person is and their account, nothing that writes. A client
+ * that needs more asks for it by name; `scopes_supported` (RFC 8414, RFC 9728) lists what exists,
+ * not what to ask for. docs/decisions.md "Scopes".
+ */
+export const DEFAULT_SCOPES: readonly string[] = ['openid', 'profile', 'account:read'];
+
+/**
+ * The `scope` of an authorization request: absent or blank means DEFAULT_SCOPES (a registered
+ * `scope` is not used: docs/decisions.md "Scopes"); anything else as parseScope.
+ */
+export function parseRequestedScope(value: string | undefined): ParsedScope {
+  if (value === undefined || value.trim() === '') return { scopes: [...DEFAULT_SCOPES] };
+  return parseScope(value);
+}
+
 /** The given names, deduplicated, in catalogue order. */
 export function inCatalogueOrder(names: readonly string[]): string[] {
   const set = new Set(names);
@@ -74,4 +91,9 @@ export function formatScope(scopes: readonly string[]): string {
 /** Splits a stored, already validated scope string. */
 export function splitScope(value: string): string[] {
   return value.split(' ').filter((n) => n !== '');
+}
+
+/** A scope that changes data (`…:write`); every other scope only reads or identifies. */
+export function isWriteScope(name: string): boolean {
+  return name.endsWith(':write');
 }

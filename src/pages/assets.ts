@@ -43,6 +43,14 @@ button.danger{color:var(--danger);border-color:var(--danger)}
 .domain{font-size:1.15rem;font-weight:600;margin:4px 0 8px;overflow-wrap:anywhere}
 ul.scopes{margin:4px 0 0;padding-left:20px}
 ul.scopes li{margin:2px 0}
+fieldset.scopes{border:0;margin:12px 0 0;padding:0}
+fieldset.scopes legend{font-weight:600;padding:0;margin-bottom:2px}
+.choice{display:grid;grid-template-columns:20px 1fr;gap:0 10px;padding:4px 0}
+.choice input{width:20px;height:20px;margin:3px 0 0;grid-row:1/3}
+.choice label{display:block;font-weight:400;margin:0}
+.decide{position:sticky;bottom:0;background:#fff;border-top:1px solid var(--line);padding:10px 0;margin-top:12px;gap:8px}
+.decide button{padding:10px 14px}
+html:has(.decide){scroll-padding-bottom:120px}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em;background:var(--bg);padding:1px 4px;border-radius:4px;overflow-wrap:anywhere}
 .app{border-top:1px solid var(--line);padding-top:12px;margin-top:16px}
 .app:first-of-type{border-top:0;margin-top:8px}
@@ -50,6 +58,16 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:
 dl.facts dt{color:var(--muted)}
 dl.facts dd{margin:0}
 a{color:var(--accent)}
+.visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
+.heading-row{display:flex;justify-content:space-between;align-items:center;gap:8px;flex-wrap:wrap}
+.heading-row h1{margin:0}
+.app h2{margin:0 0 2px}
+.app p{margin:2px 0}
+.app .actions{margin-top:8px}
+details summary{cursor:pointer;color:var(--accent);min-height:24px}
+.find .actions{margin-top:0;flex-wrap:nowrap}
+input[type=search]{flex:1;min-width:0;font:inherit;padding:10px 12px;border:1px solid var(--field);border-radius:8px}
+.revoke-all{border:1px solid var(--line);background:var(--bg);border-radius:8px;padding:8px 12px;margin:12px 0}
 `;
 
 /** A static asset answered with an ETag, revalidated after an hour (a day for the icon). */

@@ -6,14 +6,21 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { noteErrorCode } from '../logging.js';
+import {
+  ALWAYS_GRANTED,
+  DECISIONS,
+  GRANT_FIELD,
+  mixesReadAndWrite,
+} from '../oauth/authorize/consent-choice.js';
 import { isConfidential } from '../oauth/authorize/consent-policy.js';
 import type { PageProblem } from '../oauth/authorize/validate.js';
-import type { AuthorizeView, Flow, SignInFailure, Step } from '../oauth/authorize/view.js';
+import type { AuthorizeView, ConsentShown, Flow, SignInFailure, Step } from '../oauth/authorize/view.js';
 import { isSchoolScope } from '../oauth/scope-catalogue.js';
 import { PATHS } from '../paths.js';
 import { csrfToken, signinCsrfToken } from '../sessions/csrf.js';
 import type { ActiveSession } from '../sessions/sessions.js';
 import { membershipsOf } from '../storage/accounts.repository.js';
+import { appFacts } from './app-facts.js';
 import { consentPage } from './consent.page.js';
 import { errorPage } from './error.page.js';
 import { sendPage, sendRedirect } from './respond.js';
@@ -49,17 +56,19 @@ function showSignIn(
 }
 
 /**
- * The consent page. `allowedBefore` (epoch seconds) is when the person last allowed this client
- * every requested scope, for a request that asks again anyway (public client, prompt=consent).
+ * The consent page: a tick box for each requested scope the person has not allowed this app
+ * before, those allowed before listed apart (oauth/authorize/consent-choice.ts).
  */
 async function showConsent(
   ctx: AppContext,
   reply: FastifyReply,
   flow: Flow,
   session: ActiveSession,
-  allowedBefore?: number,
+  shown: ConsentShown,
 ): Promise<FastifyReply> {
   const schoolBound = flow.request.scopes.some(isSchoolScope);
+  const before = new Set(shown.alreadyAllowed);
+  const asked = flow.request.scopes.filter((s) => !before.has(s));
   const page = consentPage({
     action: PATHS.authorization,
     csrfToken: csrfToken(session.csrfSecret, 'authorize'),
@@ -67,20 +76,27 @@ async function showConsent(
     clientName: flow.client.name,
     clientKind: flow.client.kind,
     publicClient: !isConfidential(flow.client),
-    allowedBefore,
+    allowedBefore: shown.allowedBefore,
     redirectUri: flow.redirectUri,
-    scopes: groupScopes(flow.request.scopes),
+    scopes: groupScopes(asked),
+    alreadyAllowed: groupScopes(shown.alreadyAllowed),
+    grantField: GRANT_FIELD,
+    alwaysGranted: ALWAYS_GRANTED,
+    decisions: DECISIONS,
+    readOnlyOffered: mixesReadAndWrite(asked),
+    nothingChosen: shown.nothingChosen === true,
     accountEmail: session.account.email,
     identity: flow.metadata && {
       clientId: flow.client.id,
       host: flow.metadata.host,
       trusted: flow.metadata.trusted,
     },
+    facts: appFacts(flow.client, flow.client.kind === 'integration' || flow.metadata?.trusted === true),
     schoolBound,
     schools: schoolBound ? await membershipsOf(ctx.db, session.account.id) : [],
     switchAccount: { csrfToken: csrfToken(session.csrfSecret, 'signout'), hidden: hidden(flow, 'switch') },
   });
-  return sendPage(reply, 200, page, { formTargets: formTargets(flow) });
+  return sendPage(reply, shown.nothingChosen ? 400 : 200, page, { formTargets: formTargets(flow) });
 }
 
 function showProblem(reply: FastifyReply, problem: PageProblem): FastifyReply {

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { recordAudit } from '../audit/audit.js';
 import { isLoopbackHostname } from '../config.js';
 import type { AppContext } from '../context.js';
-import { field, formBody, formQuery } from '../form-post.js';
+import { formBody, formQuery } from '../form-post.js';
 import { isConfidential } from '../oauth/authorize/consent-policy.js';
 import { clientIdHost } from '../oauth/client-id-metadata/client-id-url.js';
 import { judgeClientId } from '../oauth/client-id-metadata/rules.js';
@@ -98,11 +98,38 @@ export function toConnectedApps(
     redirectKind: redirectKind(row.redirect_uris),
     identity: identityOf(row, rules),
     scopes: groupScopes(SCOPE_NAMES.filter((s) => scopes.has(s))),
+    registeredAt: row.client_created_at,
     firstGranted: first,
     lastUsed: last,
     hasAccess: live,
   }));
-  return apps.sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }));
+  // By name; apps of one name newest registration first.
+  return apps.sort(
+    (a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }) || b.registeredAt - a.registeredAt,
+  );
+}
+
+/** From this many apps on, the page offers a search. */
+const SEARCH_FROM = 8;
+/** At most this many apps revoked by one form ("Revoke all named …"). */
+const MAX_REVOKE_AT_ONCE = 200;
+
+/** The apps a search (`?q=`) finds: by name, metadata-document host or client_id, any case. */
+function matching(apps: readonly ConnectedApp[], query: string | undefined): readonly ConnectedApp[] {
+  if (query === undefined) return apps;
+  const q = query.toLowerCase();
+  return apps.filter((a) =>
+    [a.name, a.clientId, a.identity?.host ?? ''].some((v) => v.toLowerCase().includes(q)),
+  );
+}
+
+/** The client_ids a Revoke form posts: one, or every app of one name. */
+function postedClientIds(value: unknown): string[] {
+  const values = Array.isArray(value) ? value : [value];
+  return [...new Set(values.filter((v): v is string => typeof v === 'string' && v !== ''))].slice(
+    0,
+    MAX_REVOKE_AT_ONCE,
+  );
 }
 
 const APPS_GET = pageRoute({
@@ -114,7 +141,10 @@ const APPS_GET = pageRoute({
 const REVOKE_POST = pageRoute({
   summary: 'A Revoke button posts here: ends the app’s grants and every token under them',
   redirect: 'Back to Connected apps, saying access was revoked',
-  form: { client_id: 'The app to revoke', csrf_token: 'The form’s CSRF token' },
+  form: {
+    client_id: 'The app to revoke (repeated: every app of one name)',
+    csrf_token: 'The form’s CSRF token',
+  },
 });
 
 export async function connectedAppsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -127,9 +157,13 @@ export async function connectedAppsRoutes(app: FastifyInstance, ctx: AppContext)
       : [];
     const apps = toConnectedApps(rows, rules);
     const query = formQuery(request);
+    const q = typeof query.q === 'string' && query.q.trim() !== '' ? query.q.trim().slice(0, 200) : undefined;
     const page = connectedAppsPage({
       accountEmail: session.account.email,
-      apps,
+      apps: matching(apps, q),
+      total: apps.length,
+      query: q,
+      searchFrom: SEARCH_FROM,
       csrfToken: csrfToken(session.csrfSecret, 'apps'),
       signOutToken: csrfToken(session.csrfSecret, 'signout'),
       notice:
@@ -145,9 +179,8 @@ export async function connectedAppsRoutes(app: FastifyInstance, ctx: AppContext)
     if (!checkCsrfToken(session.csrfSecret, 'apps', body[CSRF_FIELD])) {
       return sendPage(reply, 403, expiredFormPage(request.id));
     }
-    const clientId = field(body, 'client_id');
-    if (clientId) {
-      const accountId = session.account.id;
+    const accountId = session.account.id;
+    for (const clientId of postedClientIds(body.client_id)) {
       const now = ctx.now();
       const ended = await forgetApp(ctx.db, accountId, clientId, now);
       await recordAudit(

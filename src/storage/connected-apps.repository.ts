@@ -14,6 +14,8 @@ export interface ConnectionRow {
   readonly client_kind: ClientKind;
   readonly token_endpoint_auth_method: Client['token_endpoint_auth_method'];
   readonly redirect_uris: string;
+  /** When the client registered (or was first seen): tells apps of one name apart. */
+  readonly client_created_at: number;
   readonly scopes: string;
   readonly created_at: number;
   /** The latest use of any of the person's grants to this client; null when none was used. */
@@ -27,6 +29,7 @@ const CLIENT_COLUMNS = [
   'clients.kind as client_kind',
   'clients.token_endpoint_auth_method',
   'clients.redirect_uris',
+  'clients.created_at as client_created_at',
 ] as const;
 
 /** Every live grant of one person, with its client, oldest first. */

@@ -233,7 +233,7 @@ describe('accessibility of every page (axe-core in Chromium)', {
       it('error page: an expired form', async () => {
         await page.goto(`${t.url}/account/apps`);
         await page.evaluate(
-          '[...document.querySelectorAll("input[name=csrf_token]")].at(-1).value = "stale"',
+          'document.querySelector("form[action=\'/signout\'] input[name=csrf_token]").value = "stale"',
         );
         await page.getByRole('button', { name: 'Sign out' }).click();
         await page.getByRole('heading', { name: 'This form has expired' }).waitFor();

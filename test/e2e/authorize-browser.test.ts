@@ -173,6 +173,7 @@ describe('authorization in a real browser', {
     const page = await context.newPage();
     await page.goto(`${t.url}/account/apps`);
     const section = page.locator('section.app', { hasText: 'Maths Agent' });
+    await section.locator('summary').click();
     assert.match(await section.innerText(), /Courses\s+See your courses/);
     await section.getByRole('button', { name: 'Revoke' }).click();
     await page.getByText('Access was revoked').waitFor();

@@ -125,6 +125,7 @@ describe('a metadata-document client in a real browser', {
 
     await page.goto(`${t.url}/account/apps`);
     const section = page.locator('section.app', { hasText: 'Claude Code' });
+    await section.locator('summary').click();
     assert.match(await section.innerText(), /Identified by localhost/);
     assert.match(await section.innerText(), /Redirects to\s+localhost, 127\.0\.0\.1/);
     assert.equal(docs.hits('/oauth/claude-code-client-metadata'), 1, 'one fetch for the whole flow');

@@ -72,6 +72,8 @@ export async function insertTestClient(
     /** A confidential client (client_secret_post) whose secret is unknown to the test. */
     confidential?: boolean;
     now?: number;
+    /** Registered metadata kept with the row (client_uri, policy_uri, tos_uri, logo_uri …). */
+    metadata?: Record<string, unknown>;
   } = {},
 ): Promise<Client> {
   const client: Client = {
@@ -84,7 +86,7 @@ export async function insertTestClient(
     secret_hash: options.confidential ? randomBytes(32).toString('hex') : null,
     grant_types: JSON.stringify(['authorization_code', 'refresh_token']),
     response_types: JSON.stringify(['code']),
-    metadata: '{}',
+    metadata: JSON.stringify(options.metadata ?? {}),
     id_token_signed_response_alg: 'RS256',
     disabled: options.disabled ? 1 : 0,
     created_at: options.now ?? Math.floor(Date.now() / 1000),
@@ -116,6 +118,15 @@ export function readForms(html: string): ParsedForm[] {
     const fields: Record<string, string> = {};
     for (const input of m[2]!.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) {
       fields[unescapeHtml(input[1]!)] = unescapeHtml(input[2]!);
+    }
+    // Ticked boxes, as a browser submits them; the values of one name joined with spaces (the
+    // consent form's scope boxes: the server splits each value on spaces).
+    for (const box of m[2]!.matchAll(
+      /<input type="checkbox"[^>]*? name="([^"]*)" value="([^"]*)" checked>/g,
+    )) {
+      const name = unescapeHtml(box[1]!);
+      const value = unescapeHtml(box[2]!);
+      fields[name] = fields[name] === undefined ? value : `${fields[name]} ${value}`;
     }
     const buttons = [
       ...m[2]!.matchAll(/<button[^>]*?(?: name="([^"]*)" value="([^"]*)")?>([^<]*)<\/button>/g),
@@ -177,7 +188,7 @@ export class Browser {
 
   async request(
     url: string,
-    init: { method?: string; form?: Record<string, string> } = {},
+    init: { method?: string; form?: Record<string, string> | ReadonlyArray<[string, string]> } = {},
   ): Promise<Response> {
     const target = new URL(url, this.baseUrl);
     const headers: Record<string, string> = {};
@@ -186,7 +197,7 @@ export class Browser {
     let body: string | undefined;
     if (init.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(init.form).toString();
+      body = new URLSearchParams(init.form as Record<string, string> | Array<[string, string]>).toString();
     }
     const method = init.method ?? (body ? 'POST' : 'GET');
     const response = this.localAddress
@@ -205,7 +216,8 @@ export class Browser {
     return this.request(url);
   }
 
-  post(url: string, form: Record<string, string>): Promise<Response> {
+  /** Posts a form; entries as pairs repeat a name (several boxes or hidden fields of one name). */
+  post(url: string, form: Record<string, string> | ReadonlyArray<[string, string]>): Promise<Response> {
     return this.request(url, { method: 'POST', form });
   }
 

@@ -71,7 +71,6 @@ const REDIRECT_ROWS: ReadonlyArray<Row & { error: string; noState?: true }> = [
   { name: 'request_uri', change: { request_uri: 'urn:example:req' }, error: 'invalid_request' },
   { name: 'response_mode=fragment', change: { response_mode: 'fragment' }, error: 'invalid_request' },
   { name: 'unknown scope', change: { scope: 'openid courses:delete' }, error: 'invalid_scope' },
-  { name: 'missing scope', change: { scope: null }, error: 'invalid_scope' },
   {
     name: 'resource of another API',
     change: { resource: 'https://api.example.com' },

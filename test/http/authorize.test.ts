@@ -286,6 +286,19 @@ for (const dialect of DIALECTS) {
       assert.match(error.searchParams.get('error_description')!, /offline_access alone/);
     });
 
+    it('a request without scope gets the documented default openid profile account:read, no write scope (RFC 6749 §3.3)', async () => {
+      for (const scope of [undefined, ' ']) {
+        const browser = new Browser(t.url);
+        const p = params();
+        if (scope === undefined) delete (p as Partial<typeof p>).scope;
+        else p.scope = scope;
+        const url = await run(browser, p);
+        assert.equal(url.searchParams.get('error'), null, String(url));
+        const row = await codeRow(url.searchParams.get('code')!);
+        assert.equal(row.scopes, 'openid profile account:read');
+      }
+    });
+
     it('the sign-in page keeps the request: the hidden fields are re-validated on POST', async () => {
       const browser = new Browser(t.url);
       const page = await browser.get(authorizeUrl(params()));

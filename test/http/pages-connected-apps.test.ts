@@ -133,12 +133,15 @@ for (const dialect of DIALECTS) {
       const html = await res.text();
       const text = pageText(html);
       assert.doesNotMatch(text, /Stranger App/);
-      assert.equal(text.match(/Course CLI/g)?.length, 1, 'one entry per client');
+      assert.equal(html.match(/<h2 id="app-\d+">Course CLI /g)?.length, 1, 'one entry per client');
       assert.match(
         text,
-        /Course CLI Self-registered · not verified Redirects to an app on your computer \(loopback\)/,
+        new RegExp(
+          `Course CLI Self-registered · not verified App ID …${cli.id.slice(-6)} · registered \\d{4}-\\d\\d-\\d\\d · last used 2031-05-06 07:08 UTC Your identity and account \\(see\\), Courses \\(see\\), Sales and payments \\(see\\) Details`,
+        ),
       );
-      assert.match(text, /Partner Shop Registered integration Redirects to a website \(https\)/);
+      assert.match(text, /Redirects to an app on your computer \(loopback\)/);
+      assert.match(text, /Partner Shop Registered integration .* Redirects to a website \(https\)/);
       assert.match(text, /Access Has access now/);
       assert.match(text, /Last used 2031-05-06 07:08 UTC/);
       assert.match(text, /First allowed \d{4}-\d\d-\d\d \d\d:\d\d UTC/);

@@ -25,6 +25,7 @@ import { isClientIdUrl } from '../client-id-metadata/client-id-url.js';
 import type { MetadataDocuments } from '../client-id-metadata/documents.js';
 import { metadataDocumentsFor } from '../client-id-metadata/wiring.js';
 import { inCatalogueOrder, splitScope } from '../scopes.js';
+import { alreadyAllowed, DECISIONS, GRANT_FIELD, readConsentChoice } from './consent-choice.js';
 import { consentRequiredDescription, judgeConsent } from './consent-policy.js';
 import { readParams } from './params.js';
 import { clientRedirect } from './response.js';
@@ -61,14 +62,20 @@ async function saveClient(x: Exchange, flow: Flow): Promise<void> {
   if (flow.metadata?.save) await saveMetadataClient(x.ctx.db, flow.metadata.save);
 }
 
-async function issueCode(x: Exchange, flow: Flow, session: ActiveSession): Promise<FastifyReply> {
+/** Issues the code for `scopes`: what the person allowed of the request (consent-choice.ts). */
+async function issueCode(
+  x: Exchange,
+  flow: Flow,
+  session: ActiveSession,
+  scopes: readonly string[],
+): Promise<FastifyReply> {
   await saveClient(x, flow);
   const { code, grantId } = await issueAuthorizationCode(x.ctx, {
     clientId: flow.client.id,
     accountId: session.account.id,
     redirectUri: flow.redirectUri,
     codeChallenge: flow.request.codeChallenge,
-    scopes: flow.request.scopes,
+    scopes,
     resource: flow.request.resource,
     nonce: flow.request.nonce,
     authTime: session.authTime,
@@ -102,17 +109,14 @@ function mustSignIn(x: Exchange, flow: Flow, session: ActiveSession | undefined)
 async function afterSignIn(x: Exchange, flow: Flow, session: ActiveSession): Promise<FastifyReply> {
   const consent = await findConsent(x.ctx.db, session.account.id, flow.client.id);
   const judgement = judgeConsent(flow.client, consent, flow.request);
-  if (judgement.silent) return issueCode(x, flow, session);
+  if (judgement.silent) return issueCode(x, flow, session, flow.request.scopes);
   if (flow.request.prompt.has('none')) {
     return redirectError(x, flow, 'consent_required', consentRequiredDescription(judgement));
   }
-  return x.view.consent(
-    x.ctx,
-    x.reply,
-    flow,
-    session,
-    judgement.remembered ? consent?.updated_at : undefined,
-  );
+  return x.view.consent(x.ctx, x.reply, flow, session, {
+    alreadyAllowed: alreadyAllowed(flow.request.scopes, consent?.scopes),
+    allowedBefore: judgement.remembered ? consent?.updated_at : undefined,
+  });
 }
 
 async function startFlow(x: Exchange, flow: Flow): Promise<FastifyReply> {
@@ -157,7 +161,7 @@ async function consentStep(x: Exchange, flow: Flow, body: Record<string, unknown
   if (!checkCsrfToken(session.csrfSecret, 'authorize', body[CSRF_FIELD])) return x.view.expiredForm(x.reply);
   const accountId = session.account.id;
   const now = x.ctx.now();
-  if (body.decision !== 'allow') {
+  if (body.decision !== DECISIONS.allow && body.decision !== DECISIONS.readOnly) {
     await recordAudit(
       x.ctx.db,
       { kind: 'consent.denied', accountId, clientId: flow.client.id, ip: x.request.ip },
@@ -166,7 +170,25 @@ async function consentStep(x: Exchange, flow: Flow, body: Record<string, unknown
     return redirectError(x, flow, 'access_denied', 'the person did not allow access');
   }
   const previous = await findConsent(x.ctx.db, accountId, flow.client.id);
-  const remembered = inCatalogueOrder([...splitScope(previous?.scopes ?? ''), ...flow.request.scopes]);
+  const already = alreadyAllowed(flow.request.scopes, previous?.scopes);
+  const choice = readConsentChoice({
+    requested: flow.request.scopes,
+    already,
+    submitted: body[GRANT_FIELD],
+    readOnly: body.decision === DECISIONS.readOnly,
+  });
+  if ('forged' in choice) {
+    return x.view.problem(x.reply, {
+      title: 'Invalid request',
+      message: `The form asked to allow ${JSON.stringify(choice.forged)}, which the app did not ask for, so nothing was allowed. Go back to the app and start again.`,
+      code: 'invalid_request',
+    });
+  }
+  if ('empty' in choice) {
+    return x.view.consent(x.ctx, x.reply, flow, session, { alreadyAllowed: already, nothingChosen: true });
+  }
+  // Remembered consent holds only what the person allowed (docs/decisions.md "Remembered consent").
+  const remembered = inCatalogueOrder([...splitScope(previous?.scopes ?? ''), ...choice.grant]);
   await saveClient(x, flow);
   await saveConsent(x.ctx.db, accountId, flow.client.id, remembered.join(' '), now);
   await recordAudit(
@@ -176,11 +198,11 @@ async function consentStep(x: Exchange, flow: Flow, body: Record<string, unknown
       accountId,
       clientId: flow.client.id,
       ip: x.request.ip,
-      detail: { scope: flow.request.scopes.join(' ') },
+      detail: { scope: choice.grant.join(' ') },
     },
     now,
   );
-  return issueCode(x, flow, session);
+  return issueCode(x, flow, session, choice.grant);
 }
 
 /** "Not you? Sign in as someone else": ends this session, then asks for a sign-in, same request. */

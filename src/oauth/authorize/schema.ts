@@ -14,7 +14,9 @@ const PARAMETERS = {
     response_type: str('`code`.'),
     client_id: str('The client identifier from registration.'),
     redirect_uri: str("One of the client's redirect URIs; for loopback URIs any port (RFC 8252 §7.3)."),
-    scope: str('Space-separated scope names (see scopes_supported in the metadata).'),
+    scope: str(
+      'Space-separated scope names (scopes_supported in the metadata lists what exists). Without it: `openid profile account:read`.',
+    ),
     state: str('Opaque value returned unchanged.'),
     code_challenge: str('PKCE challenge: BASE64URL(SHA256(code_verifier)).'),
     code_challenge_method: str('`S256`.'),

@@ -8,7 +8,7 @@ import type { Client } from '../../storage/schema.js';
 import { isValidCodeChallenge } from '../pkce.js';
 import { matchRedirectUri } from '../redirect-uri.js';
 import { resolveResource } from '../resource.js';
-import { parseScope } from '../scopes.js';
+import { parseRequestedScope } from '../scopes.js';
 import type { AuthorizeParam, RequestParams } from './params.js';
 
 export interface PageProblem {
@@ -208,7 +208,7 @@ export function validateRequest(params: RequestParams, issuer: string): Authoriz
   const v = params.values;
   const early = repeatedError(params.repeated) ?? protocolError(v);
   if (early) return early;
-  const scope = parseScope(v.scope);
+  const scope = parseRequestedScope(v.scope);
   if ('error' in scope) return { error: 'invalid_scope', description: scope.error };
   const resource = resolveResource(v.resource, issuer);
   if ('error' in resource) return { error: 'invalid_target', description: resource.error };

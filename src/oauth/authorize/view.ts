@@ -23,6 +23,16 @@ export interface Flow {
   readonly request: AuthorizationRequest;
 }
 
+/** What the consent page shows besides the request (incremental authorization). */
+export interface ConsentShown {
+  /** The requested scopes the person allowed this app before: listed, not asked about again. */
+  readonly alreadyAllowed: readonly string[];
+  /** When every requested scope was allowed before (epoch seconds), for a page shown anyway. */
+  readonly allowedBefore?: number | undefined;
+  /** The form came back with nothing to grant: 400 and the page again, saying so. */
+  readonly nothingChosen?: boolean;
+}
+
 /** A failed sign-in, shown again on the sign-in step (429 when throttled). */
 export interface SignInFailure {
   readonly email: string | undefined;
@@ -39,13 +49,13 @@ export interface AuthorizeView {
     flow: Flow,
     failure?: SignInFailure,
   ): FastifyReply;
-  /** The consent step; `allowedBefore` (epoch seconds) is when every scope was last allowed. */
+  /** The consent step: a tick box for each requested scope not allowed before. */
   consent(
     ctx: AppContext,
     reply: FastifyReply,
     flow: Flow,
     session: ActiveSession,
-    allowedBefore?: number,
+    shown: ConsentShown,
   ): Promise<FastifyReply>;
   /** An error page: client or redirect URI not verified, so never a redirect (RFC 6749 §4.1.2.1). */
   problem(reply: FastifyReply, problem: PageProblem): FastifyReply;

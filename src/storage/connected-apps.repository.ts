@@ -3,7 +3,7 @@
  * remembered consent or by a live grant — and, on Revoke, all of it at once.
  */
 import type { Kysely, Transaction } from 'kysely';
-import { revokeGrantsWithin } from './grants.repository.js';
+import { revokeAccountGrantsWithin, revokeGrantsWithin } from './grants.repository.js';
 import type { Client, ClientKind, Database } from './schema.js';
 import { inTransaction } from './transaction.js';
 
@@ -131,22 +131,12 @@ export async function forgetAllAppsWithin(
   accountId: string,
   now: number,
 ): Promise<AppsEnded> {
-  const grants = await trx
-    .selectFrom('grants')
-    .select(['id', 'client_id'])
-    .where('account_id', '=', accountId)
-    .where('revoked_at', 'is', null)
-    .execute();
   const consents = await trx
     .selectFrom('consents')
     .select('client_id')
     .where('account_id', '=', accountId)
     .execute();
-  await revokeGrantsWithin(
-    trx,
-    grants.map((g) => g.id),
-    now,
-  );
+  const grants = await revokeAccountGrantsWithin(trx, accountId, now);
   await trx.deleteFrom('consents').where('account_id', '=', accountId).execute();
   const apps = new Set([...grants, ...consents].map((row) => row.client_id));
   return { apps: apps.size, grants: grants.length };

@@ -29,6 +29,29 @@ export async function revokeGrants(
 }
 
 /**
+ * Revokes every live grant of one account with every token under it, inside the caller's
+ * transaction (`account disable`, `account reset-password`); answers the grants it revoked.
+ */
+export async function revokeAccountGrantsWithin(
+  trx: Transaction<Database>,
+  accountId: string,
+  now: number,
+): Promise<ReadonlyArray<{ id: string; client_id: string }>> {
+  const grants = await trx
+    .selectFrom('grants')
+    .select(['id', 'client_id'])
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .execute();
+  await revokeGrantsWithin(
+    trx,
+    grants.map((g) => g.id),
+    now,
+  );
+  return grants;
+}
+
+/**
  * revokeGrants inside a transaction the caller holds (its other writes commit with it).
  *
  * Lock order (docs/security.md "Lock order"): the grants' rows first, then their access tokens,

@@ -16,7 +16,7 @@ import {
   updateAccount,
 } from '../../storage/accounts.repository.js';
 import { forgetAllAppsWithin } from '../../storage/connected-apps.repository.js';
-import { revokeGrantsWithin } from '../../storage/grants.repository.js';
+import { revokeAccountGrantsWithin } from '../../storage/grants.repository.js';
 import type { Role } from '../../storage/schema.js';
 import { inTransaction } from '../../storage/transaction.js';
 import {
@@ -164,17 +164,7 @@ export const accountDisable = defineCommand({
       await updateAccount(trx, account.id, { disabled: 1 }, now);
       await trx.deleteFrom('sessions').where('account_id', '=', account.id).execute();
       // Grant first, as every write to a grant's rows (docs/security.md "Lock order").
-      const grants = await trx
-        .selectFrom('grants')
-        .select('id')
-        .where('account_id', '=', account.id)
-        .where('revoked_at', 'is', null)
-        .execute();
-      await revokeGrantsWithin(
-        trx,
-        grants.map((g) => g.id),
-        now,
-      );
+      await revokeAccountGrantsWithin(trx, account.id, now);
     });
     await recordAudit(ctx.db, { kind: 'account.disabled', accountId: account.id }, now);
     io.stdout(`disabled ${account.email}; its sessions and tokens were revoked\n`);

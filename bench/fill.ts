@@ -5,9 +5,10 @@
  * and batch (a handful of parameters, prepared once). Ends with ANALYZE, as a database that grew
  * in production would have statistics.
  */
-import SQLite from 'better-sqlite3';
+
 import pg from 'pg';
 import { hashPassword } from '../src/crypto/password.js';
+import SQLite from '../src/storage/sqlite/binding.js';
 import {
   accountRow,
   clientRow,

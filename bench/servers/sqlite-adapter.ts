@@ -4,8 +4,9 @@
  * grantId, uid and userCode, and an expiry column. better-sqlite3 with the same pragmas as
  * schoolauth (WAL, synchronous=NORMAL) and prepared statements.
  */
-import Database from 'better-sqlite3';
+
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import Database from '../../src/storage/sqlite/binding.js';
 
 type Row = { payload: string; expires_at: number | null; consumed_at: number | null };
 

@@ -11,13 +11,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { driverPackageFor } from '../../src/storage/sqlite/binding.js';
+import { driverPackageFor, SQLITE_DRIVER } from '../../src/storage/sqlite/binding.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 
-/** Runs `source` (an ES module) with this node and tsx from the checkout's root. */
-function runChild(source: string, env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], {
+/** Runs `source` (an ES module) with this node from the checkout's root, with tsx when `tsx`. */
+function runChild(source: string, env: Record<string, string> = {}, tsx = true) {
+  const loader = tsx ? ['--import', 'tsx'] : [];
+  return spawnSync(process.execPath, [...loader, '--input-type=module', '-e', source], {
     cwd: root,
     env: { ...process.env, ...env },
     encoding: 'utf8',
@@ -28,8 +29,11 @@ function runChild(source: string, env: Record<string, string> = {}) {
 // Statements prepared and dropped while the heap grows, with the event loop turning between
 // rounds: V8 then collects them in its own tasks (incremental marking, the memory reducer), where
 // no JavaScript context is entered, the case that aborts better-sqlite3 12 on Node 24.19–24.21.
+// The driver is required by the path the server's worker threads take (SQLITE_DRIVER), in plain
+// node: under tsx's module hooks the abort did not show.
 const DROP_STATEMENTS = `
-import SQLite from './src/storage/sqlite/binding.ts';
+import { createRequire } from 'node:module';
+const SQLite = createRequire(import.meta.url)(process.env.SQLITE_DRIVER);
 const db = new SQLite(':memory:');
 let junk = [];
 let prepared = 0;
@@ -60,7 +64,7 @@ console.log(JSON.stringify(loaded));
 
 describe('the SQLite driver for this Node.js', () => {
   it('survives statements that V8 collects between event-loop turns (no abort of nodejs/node#65446)', () => {
-    const child = runChild(DROP_STATEMENTS, { DROP_FOR_MS: '3000' });
+    const child = runChild(DROP_STATEMENTS, { DROP_FOR_MS: '3000', SQLITE_DRIVER }, false);
     assert.equal(
       child.signal,
       null,

@@ -3,7 +3,6 @@
  * sees a `Kysely<Database>`.
  */
 import { resolve } from 'node:path';
-import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
 import { NoDatabaseError, openExistingSqlite, requireExistingPostgres } from './existing-database.js';
@@ -11,6 +10,7 @@ import { createPgPool, kyselyPool } from './pg-pool.js';
 import { maskDatabaseUrl, probePostgres } from './postgres-probe.js';
 import { createDatabaseFile } from './private-files.js';
 import type { Database } from './schema.js';
+import SQLite from './sqlite/binding.js';
 import { allowImmediate, QueuedSqliteDialect } from './sqlite/driver.js';
 import { type WarmPass, whileWarm } from './sqlite/file-warmth.js';
 import { holdServerLock } from './sqlite/server-lock.js';

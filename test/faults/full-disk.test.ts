@@ -13,9 +13,9 @@ import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync, writeSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import SQLite from 'better-sqlite3';
 import { openStorage } from '../../src/storage/connect.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
+import SQLite from '../../src/storage/sqlite/binding.js';
 import { multipartBody } from '../helpers/api.js';
 import { Browser, createPerson, pkcePair, readForm } from '../helpers/flow.js';
 import { assertNothingHalfWritten } from '../helpers/integrity.js';

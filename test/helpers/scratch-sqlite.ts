@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
 import { openStorage, type Storage } from '../../src/storage/connect.js';
+import SQLite from '../../src/storage/sqlite/binding.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the scratch table is not part of Database
 export type ScratchDb = Kysely<any>;

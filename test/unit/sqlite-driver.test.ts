@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { prepared } from '../../src/storage/prepared.js';
+import SQLite from '../../src/storage/sqlite/binding.js';
 import { NOT_NOW, readNow } from '../../src/storage/sqlite/read-now.js';
 import { inTransaction } from '../../src/storage/transaction.js';
 import { holdTransaction } from '../helpers/hold.js';

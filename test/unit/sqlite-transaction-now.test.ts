@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { openStorage } from '../../src/storage/connect.js';
 import { prepared } from '../../src/storage/prepared.js';
+import SQLite from '../../src/storage/sqlite/binding.js';
 import { inTransaction } from '../../src/storage/transaction.js';
 import { holdTransaction } from '../helpers/hold.js';
 import { type ScratchDb as Db, openScratchSqlite, type ScratchSqlite } from '../helpers/scratch-sqlite.js';

@@ -7,7 +7,7 @@
  */
 import { chmodSync, closeSync, existsSync, openSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import SQLite from 'better-sqlite3';
+import SQLite from './binding.js';
 
 /** The file of a `sqlite:<path>` DATABASE_URL, resolved; undefined for anything else. */
 export function sqliteFileOf(databaseUrl: string): string | undefined {

@@ -8,8 +8,8 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import SQLite from 'better-sqlite3';
 import { createDatabaseFile } from '../private-files.js';
+import SQLite from './binding.js';
 
 export interface ServerLock {
   release(): void;

@@ -27,9 +27,9 @@
  * With the writer idle the round copies every frame, and the writer's next commit starts the WAL
  * over by itself: the writer's frames never reach `restartPages`, and no pause is needed for them.
  */
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
+import { SQLITE_DRIVER } from './binding.js';
 import { framesInWal } from './wal-index.js';
 
 const SAFETY_PAGES = 20_000;
@@ -72,8 +72,6 @@ parentPort.on('message', (message) => {
 });
 `;
 
-const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
-
 /** Runs `task` while no query or transaction uses the server's connection (driver.ts). */
 type Quiesce = (task: () => Promise<void>) => Promise<void>;
 
@@ -100,7 +98,7 @@ export function checkpointInBackground(
   database.pragma(`wal_autocheckpoint = ${SAFETY_PAGES}`);
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { driver: DRIVER, path, intervalMs, restartPages },
+    workerData: { driver: SQLITE_DRIVER, path, intervalMs, restartPages },
   });
   // A failed worker leaves checkpoints to the server's connection again, at the default threshold.
   worker.once('error', () => database.pragma('wal_autocheckpoint = 1000'));

@@ -25,7 +25,6 @@
  * transaction held across messages would hold the write lock while the event loop waits on it.
  * Statements run in the order they were sent.
  */
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import {
   type CompiledQuery,
@@ -41,6 +40,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
+import { SQLITE_DRIVER } from './binding.js';
 
 // Evaluated CommonJS, as the checkpoint worker's (wal-checkpoints.ts): the same text runs from
 // the build and from the sources under tsx, and the driver is required by its resolved path.
@@ -84,8 +84,6 @@ parentPort.on('message', (message) => {
   }
 });
 `;
-
-const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3');
 
 type Answer =
   | { id: number; rows: unknown[]; write: boolean }
@@ -132,7 +130,7 @@ class WorkerSqliteDriver implements Driver, DatabaseConnection {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {
-        driver: DRIVER,
+        driver: SQLITE_DRIVER,
         path: this.options.path,
         pragmas: this.options.pragmas,
       },

@@ -303,7 +303,7 @@ for (const dialect of DIALECTS) {
       await allow(params, browser);
       const page = await (await browser.get('/account/apps')).text();
       const section = page.slice(page.indexOf('Claude Code'));
-      assert.match(section, /<p class="domain">Identified by localhost<\/p>/);
+      assert.match(pageText(section), /Identified by localhost · registered /);
       assert.match(pageText(section), /Redirects to localhost, 127\.0\.0\.1/);
       assert.match(pageText(section), /Metadata document · not verified/);
     });

@@ -45,7 +45,7 @@ describe('database faults', () => {
   it('a deadlock or serialization failure still so after the transaction was rerun answers 503 temporarily_unavailable with Retry-After, never 500', () => {
     assert.equal(whyUnavailable(pgError('40P01')), 'busy', 'deadlock_detected');
     assert.equal(whyUnavailable(pgError('40001')), 'busy', 'serialization_failure');
-    const request = {} as FastifyRequest;
+    const request = { raw: { socket: {} } } as unknown as FastifyRequest;
     for (const code of ['40P01', '40001']) {
       const answer = toWireError(pgError(code) as unknown as FastifyError, request);
       assert.equal(answer.status, 503);
@@ -64,7 +64,7 @@ describe('database faults', () => {
   });
 
   it('a fault answers 503 temporarily_unavailable with Retry-After; anything else unknown stays a 500', () => {
-    const request = {} as FastifyRequest;
+    const request = { raw: { socket: {} } } as unknown as FastifyRequest;
     const fault = toWireError(coded('ECONNREFUSED') as FastifyError, request);
     assert.equal(fault.status, 503);
     assert.equal(fault.code, 'temporarily_unavailable');

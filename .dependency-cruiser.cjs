@@ -143,6 +143,14 @@ module.exports = {
       to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
     },
     {
+      name: 'sqlite-driver-through-binding',
+      severity: 'error',
+      comment:
+        'Open SQLite only through src/storage/sqlite/binding.ts: it picks better-sqlite3 13 or 12 for the running Node. A second copy of SQLite in one process breaks the file locks of the first (a backup under load then fails with SQLITE_IOERR).',
+      from: { path: '^(src|test)/', pathNot: '^src/storage/sqlite/binding\\.ts$' },
+      to: { path: '^node_modules/better-sqlite3(-13)?/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'not-to-unresolvable',
       severity: 'error',
       comment: 'An import that resolves to nothing is a typo or a moved module.',

@@ -6,8 +6,8 @@
  * change nothing: no file, directory or schema is created, and nothing is written.
  */
 import { existsSync, statSync } from 'node:fs';
-import SQLite from 'better-sqlite3';
 import type pg from 'pg';
+import SQLite from './sqlite/binding.js';
 
 /** The table Kysely's migrator keeps: present in every database schoolauth has set up. */
 const MIGRATION_TABLE = 'kysely_migration';

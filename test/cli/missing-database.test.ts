@@ -10,10 +10,10 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { Command } from '../../src/cli/command.js';
 import { COMMANDS } from '../../src/cli/registry.js';
+import SQLite from '../../src/storage/sqlite/binding.js';
 import { DIALECTS, dropSchema, newSchemaName, PG_URL } from '../helpers/app.js';
 import { cli } from '../helpers/cli.js';
 

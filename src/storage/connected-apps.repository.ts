@@ -3,7 +3,7 @@
  * remembered consent or by a live grant — and, on Revoke, all of it at once.
  */
 import type { Kysely, Transaction } from 'kysely';
-import { revokeAccountGrantsWithin, revokeGrantsWithin } from './grants.repository.js';
+import { revokeAccountGrantsWithin } from './grants.repository.js';
 import type { Client, ClientKind, Database } from './schema.js';
 import { inTransaction } from './transaction.js';
 
@@ -93,18 +93,7 @@ export function forgetApp(
   now: number,
 ): Promise<number> {
   return inTransaction(db, async (trx) => {
-    const grants = await trx
-      .selectFrom('grants')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .where('client_id', '=', clientId)
-      .where('revoked_at', 'is', null)
-      .execute();
-    await revokeGrantsWithin(
-      trx,
-      grants.map((g) => g.id),
-      now,
-    );
+    const grants = await revokeAccountGrantsWithin(trx, accountId, now, clientId);
     await trx
       .deleteFrom('consents')
       .where('account_id', '=', accountId)

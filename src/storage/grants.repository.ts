@@ -29,20 +29,23 @@ export async function revokeGrants(
 }
 
 /**
- * Revokes every live grant of one account with every token under it, inside the caller's
- * transaction (`account disable`, `account reset-password`); answers the grants it revoked.
+ * Revokes every live grant of one account (of one client only, when `clientId` is given) with
+ * every token under it, inside the caller's transaction (`account disable`, `account
+ * reset-password`, Revoke in Connected apps); answers the grants it revoked.
  */
 export async function revokeAccountGrantsWithin(
   trx: Transaction<Database>,
   accountId: string,
   now: number,
+  clientId?: string,
 ): Promise<ReadonlyArray<{ id: string; client_id: string }>> {
-  const grants = await trx
+  let query = trx
     .selectFrom('grants')
     .select(['id', 'client_id'])
     .where('account_id', '=', accountId)
-    .where('revoked_at', 'is', null)
-    .execute();
+    .where('revoked_at', 'is', null);
+  if (clientId !== undefined) query = query.where('client_id', '=', clientId);
+  const grants = await query.execute();
   await revokeGrantsWithin(
     trx,
     grants.map((g) => g.id),

@@ -57,7 +57,7 @@ export async function bootstrap(
     if (storage.dialect === 'postgres' && !storage.schema)
       await refuseSchemaMismatch(storage.maintenanceDb, config.databaseUrl);
     const ran = await migrateToLatest(storage.maintenanceDb, storage.schema);
-    const keys = new KeyStore(storage.db, {
+    const keys = new KeyStore(storage, {
       idTokenTtl: config.idTokenTtl,
       keyEncryptionSecret: config.keyEncryptionSecret,
       now,
@@ -76,6 +76,7 @@ export async function bootstrap(
     return {
       config,
       storage,
+      store: options.server ? storage.store : storage.maintenanceStore,
       db: options.server ? storage.db : storage.maintenanceDb,
       keys,
       now,

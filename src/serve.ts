@@ -16,7 +16,7 @@ import { startSuccessorErasure } from './ops/successor-erasure.js';
 /** Starts serving; resolves once listening (graceful shutdown then owns the process). */
 export async function serve(config: Config): Promise<void> {
   const ctx = await bootstrap(config, systemClock, { server: true });
-  const demo = config.seedDemo ? await seedDemoIfEmpty(ctx.db, ctx.now()) : undefined;
+  const demo = config.seedDemo ? await seedDemoIfEmpty(ctx.store.instances, ctx.now()) : undefined;
   // Logs are buffered (4 KiB, flushed every second and at exit): one write per many lines. A write
   // per request line was half the CPU of a metadata GET (docs/performance.md).
   const logStream =
@@ -26,7 +26,7 @@ export async function serve(config: Config): Promise<void> {
   const app = await createApp(ctx, { logStream });
   for (const warning of await startUpWarnings(ctx)) app.log.warn(warning.fields, warning.message);
   const jobs = [
-    startKeySync(ctx.storage, ctx.keys, app.log),
+    startKeySync(ctx.store, ctx.keys, app.log),
     startPruneSchedule(ctx, app.log),
     startSuccessorErasure(ctx, app.log),
   ];

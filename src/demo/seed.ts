@@ -4,11 +4,9 @@
  * published and draft items of every API family. The password is random and shown once.
  */
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { createAccount } from '../accounts/accounts.js';
-import { withExclusiveLock } from '../ops/instance-lock.js';
 import { countAccounts } from '../storage/accounts.repository.js';
-import type { Database } from '../storage/schema.js';
+import type { Instances } from '../storage/contract/instances.js';
 import { seedDemoContent } from './content.js';
 
 export const DEMO_SCHOOL = 'demo';
@@ -25,8 +23,8 @@ export interface DemoSeed {
  * Seeds the demo school when the database has no account yet; returns what was created. Under a
  * lock: of several instances starting at once on one new database, exactly one seeds it.
  */
-export function seedDemoIfEmpty(db: Kysely<Database>, now: number): Promise<DemoSeed | undefined> {
-  return withExclusiveLock(db, 'demo-seed', async (conn) => {
+export function seedDemoIfEmpty(instances: Instances, now: number): Promise<DemoSeed | undefined> {
+  return instances.alone('demo-seed', async (conn) => {
     if ((await countAccounts(conn)) > 0) return undefined;
     const password = randomBytes(12).toString('base64url');
     const { account, school } = await createAccount(

@@ -15,7 +15,6 @@
  */
 import type { AppContext } from '../context.js';
 import { statementTargetMs, TimeBoundBatches } from './batch-size.js';
-import { withInstanceLock } from './instance-lock.js';
 import { type Log, type PeriodicJob, startPeriodic } from './periodic.js';
 import { PRUNE_BATCH, prune } from './prune.js';
 import { LoadAwareRest } from './prune-rest.js';
@@ -60,28 +59,30 @@ export function startPruneSchedule(ctx: AppContext, log: PruneLog): PeriodicJob 
       const times = new StatementTimes();
       const warmth = { passes: 0, bytes: 0, ms: 0 };
       const rests = new LoadAwareRest();
-      const outcome = await withInstanceLock(ctx.db, 'prune', () =>
-        ctx.storage.whileWarm(
-          () =>
-            prune(ctx.storage.offLoopDb, ctx.config, now, {
-              batches: () => new TimeBoundBatches({ max: PRUNE_BATCH, targetMs }),
-              rest: async (busyMs) => {
-                await Promise.all([rests.rest(busyMs), ctx.storage.checkpointsCaughtUp()]);
-              },
-              onStatement: (kind, rows, ms) => times.record(kind, rows, ms),
-              walkAllGrants,
-            }),
-          (pass) => {
-            warmth.passes++;
-            warmth.bytes += pass.bytes;
-            warmth.ms += pass.ms;
-          },
-        ),
-      ).catch((error: unknown) => {
-        // The failed prune may have deleted tokens whose grants it never checked.
-        lastWalk = undefined;
-        throw error;
-      });
+      const outcome = await ctx.store.instances
+        .tryAlone('prune', () =>
+          ctx.storage.whileWarm(
+            () =>
+              prune(ctx.storage.offLoopDb, ctx.config, now, {
+                batches: () => new TimeBoundBatches({ max: PRUNE_BATCH, targetMs }),
+                rest: async (busyMs) => {
+                  await Promise.all([rests.rest(busyMs), ctx.storage.checkpointsCaughtUp()]);
+                },
+                onStatement: (kind, rows, ms) => times.record(kind, rows, ms),
+                walkAllGrants,
+              }),
+            (pass) => {
+              warmth.passes++;
+              warmth.bytes += pass.bytes;
+              warmth.ms += pass.ms;
+            },
+          ),
+        )
+        .catch((error: unknown) => {
+          // The failed prune may have deleted tokens whose grants it never checked.
+          lastWalk = undefined;
+          throw error;
+        });
       if (outcome.ran && walkAllGrants) lastWalk = now;
       if (outcome.ran)
         log.debug({ statements: times.summary, rests: rests.summary, warmth }, 'prune statement times');

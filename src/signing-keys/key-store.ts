@@ -22,7 +22,7 @@ import {
   type SigningAlg,
   type SigningKey,
 } from '../crypto/signing-key.js';
-import { withExclusiveLock } from '../ops/instance-lock.js';
+import type { Instances } from '../storage/contract/instances.js';
 import type { Database, SigningKeyRow } from '../storage/schema.js';
 import {
   findPendingKey,
@@ -30,6 +30,7 @@ import {
   listPublishedKeys,
   retireCurrentKeys,
 } from '../storage/signing-keys.repository.js';
+import type { Store } from '../storage/store.js';
 import { inTransaction } from '../storage/transaction.js';
 export type KeyState = 'next' | 'current' | 'previous' | 'retired';
 
@@ -158,10 +159,16 @@ export class KeyStore {
   /** Private keys already opened, by kid: a reload does not decrypt and parse them again. */
   private readonly opened = new Map<string, SigningKey>();
 
+  private readonly db: Kysely<Database>;
+  private readonly instances: Instances;
+
   constructor(
-    private readonly db: Kysely<Database>,
+    storage: { readonly db: Kysely<Database>; readonly store: Store },
     private readonly options: KeyStoreOptions,
-  ) {}
+  ) {
+    this.db = storage.db;
+    this.instances = storage.store.instances;
+  }
 
   /**
    * Loads the keys, creating the first one of each algorithm the database has none of (a new
@@ -224,7 +231,7 @@ export class KeyStore {
    * meanwhile.
    */
   private async createFirstKeys(): Promise<void> {
-    await withExclusiveLock(this.db, 'first-signing-key', async (db) => {
+    await this.instances.alone('first-signing-key', async (db) => {
       const missing = missingAlgs(await listPublishedKeys(db, this.options.now()));
       // A first key signs at once: no client can have been issued an ID token of an algorithm
       // that had no key, so no verifier holds a cached JWKS that lacks it and matters.

@@ -7,6 +7,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
 import { NoDatabaseError, openExistingSqlite, requireExistingPostgres } from './existing-database.js';
 import { createPgPool, kyselyPool } from './pg-pool.js';
+import { postgresStore } from './postgres/store.js';
 import { maskDatabaseUrl, probePostgres } from './postgres-probe.js';
 import { createDatabaseFile } from './private-files.js';
 import type { Database } from './schema.js';
@@ -14,12 +15,18 @@ import SQLite from './sqlite/binding.js';
 import { allowImmediate, QueuedSqliteDialect } from './sqlite/driver.js';
 import { type WarmPass, whileWarm } from './sqlite/file-warmth.js';
 import { holdServerLock } from './sqlite/server-lock.js';
+import { sqliteStore } from './sqlite/store.js';
 import { type CheckpointOptions, checkpointInBackground } from './sqlite/wal-checkpoints.js';
 import { WorkerSqliteDialect } from './sqlite/worker-dialect.js';
+import type { Store } from './store.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
 export interface Storage {
+  /** The store contract (store.ts) on this database. */
+  readonly store: Store;
+  /** The store on `maintenanceDb`: for the CLI, migrations and pruning. */
+  readonly maintenanceStore: Store;
   /** Every statement waits at most DATABASE_TIMEOUT for the database (PostgreSQL). */
   readonly db: Kysely<Database>;
   /** The same database without that bound, for what may run long: migrations, pruning. */
@@ -165,6 +172,8 @@ function sqliteStorage(database: SQLite.Database, path: string, options: OpenOpt
     await checkpoints?.stop();
   };
   return {
+    store: sqliteStore(db),
+    maintenanceStore: sqliteStore(db),
     db,
     maintenanceDb: db,
     offLoopDb,
@@ -204,6 +213,8 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Storage>
     dialect: new PostgresDialect({ pool: kyselyPool(pool, undefined, false) }),
   });
   return {
+    store: postgresStore(db, pool),
+    maintenanceStore: postgresStore(maintenanceDb, pool),
     db,
     maintenanceDb,
     offLoopDb: maintenanceDb,

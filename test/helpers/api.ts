@@ -59,7 +59,7 @@ export interface Demo {
 }
 
 export async function seedDemo(t: TestApp): Promise<Demo> {
-  const seed = await seedDemoIfEmpty(t.ctx.db, t.clock.now());
+  const seed = await seedDemoIfEmpty(t.ctx.store.instances, t.clock.now());
   if (!seed) throw new Error('the test database was not empty');
   const ownerToken = await mintAccessToken(t, { accountId: seed.accountId, scopes: ALL_SCOPES });
   return { accountId: seed.accountId, schoolId: seed.schoolId, ownerToken };

@@ -117,13 +117,13 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
   );
   await migrateToLatest(storage.db, storage.schema);
   const clock = new TestClock();
-  const keys = new KeyStore(storage.db, {
+  const keys = new KeyStore(storage, {
     idTokenTtl: config.idTokenTtl,
     keyEncryptionSecret: config.keyEncryptionSecret,
     now: clock.now,
   });
   await keys.reload();
-  const ctx: AppContext = { config, storage, db: storage.db, keys, now: clock.now };
+  const ctx: AppContext = { config, storage, store: storage.store, db: storage.db, keys, now: clock.now };
   const app = await createApp(ctx, options.logStream ? { logStream: options.logStream } : {});
   if (options.listen) await app.listen({ host: '127.0.0.1', port });
   else await app.ready();

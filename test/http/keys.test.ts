@@ -147,7 +147,7 @@ for (const [dialect, alg] of DIALECTS.flatMap((d) => SIGNING_ALGS.map((a) => [d,
     });
 
     it('instances that loaded the same keys switch at the same moment, without a notification', async () => {
-      const other = new KeyStore(t.ctx.db, { ...options() });
+      const other = new KeyStore(t.ctx, { ...options() });
       const { key } = await rotateKeys(t.ctx.db, options(), alg);
       await Promise.all([t.ctx.keys.reload(), other.reload()]);
       t.clock.advance(key.activates_at - t.clock.now() - 1);
@@ -170,7 +170,7 @@ for (const [dialect, alg] of DIALECTS.flatMap((d) => SIGNING_ALGS.map((a) => [d,
       const { key } = await rotateKeys(t.ctx.db, { ...options(), keyEncryptionSecret: secret }, alg);
       assert.ok(key.private_jwk.startsWith('enc:v1:'));
       assert.ok(!key.private_jwk.includes('"d"'));
-      const store = new KeyStore(t.ctx.db, { ...options(), keyEncryptionSecret: secret });
+      const store = new KeyStore(t.ctx, { ...options(), keyEncryptionSecret: secret });
       await store.reload();
       t.clock.advance(prepublicationDelay(t.config.jwksMaxAge));
       assert.equal(store.signingKey(alg).kid, key.kid);
@@ -274,7 +274,7 @@ for (const dialect of DIALECTS) {
           .executeTakeFirstOrThrow();
         assert.equal(client.id_token_signed_response_alg, 'RS256');
 
-        const store = new KeyStore(storage.db, {
+        const store = new KeyStore(storage, {
           idTokenTtl: 3600,
           keyEncryptionSecret: undefined,
           now: () => 2000,

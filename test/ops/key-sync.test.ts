@@ -22,9 +22,9 @@ describe('key sync on SQLite', () => {
     const storage = await openStorage(url);
     await migrateToLatest(storage.db);
     const now = () => Math.floor(Date.now() / 1000);
-    const keys = new KeyStore(storage.db, { idTokenTtl: 3600, keyEncryptionSecret: undefined, now });
+    const keys = new KeyStore(storage, { idTokenTtl: 3600, keyEncryptionSecret: undefined, now });
     await keys.reload();
-    const sync = startKeySync(storage, keys, silent);
+    const sync = startKeySync(storage.store, keys, silent);
     try {
       const rotated = await cli(url, ['keys', 'rotate']);
       assert.equal(rotated.code, 0, rotated.stderr);

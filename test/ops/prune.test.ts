@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MIN_BATCH_ROWS, TimeBoundBatches } from '../../src/ops/batch-size.js';
-import { withInstanceLock } from '../../src/ops/instance-lock.js';
 import { PRUNE_MARGIN, prune } from '../../src/ops/prune.js';
 import { LoadAwareRest, REST_PER_BUSY_IDLE, REST_PER_BUSY_UNDER_LOAD } from '../../src/ops/prune-rest.js';
 import { startPruneSchedule, walksAllGrants } from '../../src/ops/prune-schedule.js';
@@ -326,8 +325,8 @@ for (const { dialect, label, sqliteFile } of TARGETS) {
 
     it('runs on one instance at a time (a database lock, not a timer race)', async () => {
       let inner: { ran: boolean } | undefined;
-      const outer = await withInstanceLock(t.ctx.db, 'prune-test', async () => {
-        inner = await withInstanceLock(t.ctx.db, 'prune-test', async () => 'second');
+      const outer = await t.ctx.store.instances.tryAlone('prune-test', async () => {
+        inner = await t.ctx.store.instances.tryAlone('prune-test', async () => 'second');
         return 'first';
       });
       assert.deepEqual(outer, { ran: true, result: 'first' });

@@ -8,13 +8,20 @@ import { PG_URL, type TestApp } from '../helpers/app.js';
 
 export async function secondInstance(t: TestApp): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
   const storage = await openStorage(PG_URL!, { schema: t.ctx.storage.schema!, poolSize: 3 });
-  const keys = new KeyStore(storage.db, {
+  const keys = new KeyStore(storage, {
     idTokenTtl: t.config.idTokenTtl,
     keyEncryptionSecret: t.config.keyEncryptionSecret,
     now: t.clock.now,
   });
   await keys.reload();
-  const ctx: AppContext = { config: t.config, storage, db: storage.db, keys, now: t.clock.now };
+  const ctx: AppContext = {
+    config: t.config,
+    storage,
+    store: storage.store,
+    db: storage.db,
+    keys,
+    now: t.clock.now,
+  };
   const app = await createApp(ctx);
   await app.ready();
   return {

@@ -7,7 +7,7 @@ export const demo = defineCommand({
   options: {},
   createsDatabase: true,
   async run(ctx, _args, io) {
-    const seeded = await seedDemoIfEmpty(ctx.db, ctx.now());
+    const seeded = await seedDemoIfEmpty(ctx.store.instances, ctx.now());
     if (!seeded)
       throw new CommandError('the database already has accounts; the demo is seeded only into an empty one');
     io.stdout(`demo school seeded; sign in as ${seeded.email} with password ${seeded.password}\n`);

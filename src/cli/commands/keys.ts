@@ -1,7 +1,6 @@
 import { recordAudit } from '../../audit/audit.js';
 import type { AppContext } from '../../context.js';
 import { SIGNING_ALGS, type SigningAlg } from '../../crypto/signing-key.js';
-import { notifyKeysChanged } from '../../ops/key-sync.js';
 import {
   KEY_RELOAD_INTERVAL,
   keyState,
@@ -69,7 +68,7 @@ async function announce(ctx: AppContext, { key, previousUntil }: Rotation, io: C
     { kind: 'key.rotated', detail: { kid: key.kid, alg: key.alg, activates_at: key.activates_at } },
     now,
   );
-  await notifyKeysChanged(ctx.db);
+  await ctx.store.instances.announceKeysChanged();
   io.stdout(
     `new signing key ${key.kid}: ${key.alg}, published now (every running instance serves it within ${KEY_RELOAD_INTERVAL} s)\n` +
       `it signs ID tokens from ${moment(key.activates_at, now)}, once JWKS copies cached for up to ${ctx.config.jwksMaxAge} s have expired\n` +

@@ -1,4 +1,3 @@
-import { withInstanceLock } from '../../ops/instance-lock.js';
 import { prune } from '../../ops/prune.js';
 import { CommandError, defineCommand } from '../command.js';
 
@@ -8,7 +7,7 @@ export const pruneCommand = defineCommand({
     'Delete expired codes, tokens, sessions and rate-limit rows, dead grants and abandoned dynamic clients',
   options: {},
   async run(ctx, _args, io) {
-    const outcome = await withInstanceLock(ctx.db, 'prune', () =>
+    const outcome = await ctx.store.instances.tryAlone('prune', () =>
       prune(ctx.storage.maintenanceDb, ctx.config, ctx.now()),
     );
     if (!outcome.ran) throw new CommandError('another instance is pruning right now; try again in a minute');

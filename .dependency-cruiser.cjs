@@ -22,6 +22,18 @@ const HTTP_LAYERS = [
 const ABOVE_STORAGE =
   '^src/(accounts|api|audit|cli|demo|docs|oauth|ops|pages|rate-limit|resource-server|school|sessions|signing-keys)/|^src/(app|serve|main|bootstrap|context|error-handler|health)\\.ts$';
 
+// Modules above storage that still choose a backend themselves, moving into the store contract
+// (issue 45): this list only shrinks, and no new module joins it.
+const BACKEND_CHOICE_NOT_YET_IN_STORE = [
+  '^src/oauth/(request-transaction|userinfo|revoke|introspect|register)\\.ts$',
+  '^src/oauth/token/(endpoint|grants/authorization-code|grants/rotation-writes)\\.ts$',
+  '^src/ops/prune\\.ts$',
+  '^src/resource-server/guard\\.ts$',
+  '^src/rate-limit/endpoint-limits\\.ts$',
+  '^src/api/(account|account-answer-cache)\\.ts$',
+  '^src/cli/commands/(backup|restore)\\.ts$',
+];
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -56,6 +68,14 @@ module.exports = {
         'storage/ is the only place that knows SQLite from PostgreSQL and sits under every feature: it may use crypto and config, never a layer above it (oauth, pages, api, resource-server, sessions, cli, ...).',
       from: { path: '^src/storage/' },
       to: { path: ABOVE_STORAGE },
+    },
+    {
+      name: 'backend-choice-in-storage',
+      severity: 'error',
+      comment:
+        'Above src/storage/ nothing knows SQLite from PostgreSQL: ask the store contract (src/storage/store.ts, ctx.store) for a whole operation, and let storage/sqlite/ and storage/postgres/ each implement it. Never dialectOf, never a backend folder.',
+      from: { path: ABOVE_STORAGE, pathNot: BACKEND_CHOICE_NOT_YET_IN_STORE },
+      to: { path: '^src/storage/(sqlite|postgres)/|^src/storage/dialect\\.ts$' },
     },
     {
       name: 'school-domain-not-http',

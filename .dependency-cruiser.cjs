@@ -27,9 +27,7 @@ const ABOVE_STORAGE =
 const BACKEND_CHOICE_NOT_YET_IN_STORE = [
   '^src/oauth/(request-transaction|userinfo|revoke|introspect|register)\\.ts$',
   '^src/oauth/token/(endpoint|grants/authorization-code|grants/rotation-writes)\\.ts$',
-  '^src/ops/prune\\.ts$',
   '^src/resource-server/guard\\.ts$',
-  '^src/rate-limit/endpoint-limits\\.ts$',
   '^src/api/(account|account-answer-cache)\\.ts$',
   '^src/cli/commands/(backup|restore)\\.ts$',
 ];

@@ -20,7 +20,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
-import { dialectOf } from '../storage/dialect.js';
+import { deleteExpired, type ExpiringTable } from '../storage/expired-rows.repository.js';
 import type { Database } from '../storage/schema.js';
 import { type BatchSize, fixedBatches } from './batch-size.js';
 import { deleted, inBatches, type Pace, pageOf, walkDeleting } from './prune-batches.js';
@@ -81,36 +81,6 @@ export interface PruneOptions {
 /** Lets timers, I/O and queued requests run before the next batch. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** The tables whose rows die at their own `expires_at`, and each one's primary key. */
-const EXPIRING = {
-  authorization_codes: 'code_hash',
-  access_tokens: 'token_hash',
-  refresh_tokens: 'token_hash',
-} as const;
-
-/**
- * Deletes up to `rows` rows of `table` that expired by `dead`, found through its expires_at
- * index; answers the grant of each row deleted. PostgreSQL: rows another transaction holds (a
- * revocation marks a grant's expired tokens too, grant first) are skipped, not waited for, so a
- * prune never holds one of a grant's rows while waiting on another (docs/security.md "Lock
- * order"); the next prune takes them.
- */
-async function deleteExpired(
-  db: Kysely<Database>,
-  table: keyof typeof EXPIRING,
-  dead: number,
-  rows: number,
-): Promise<string[]> {
-  const key = EXPIRING[table];
-  const expired = db.selectFrom(table).select(key).where('expires_at', '<=', dead).limit(rows);
-  const deleted = await db
-    .deleteFrom(table)
-    .where(key, 'in', dialectOf(db) === 'postgres' ? expired.forUpdate().skipLocked() : expired)
-    .returning('grant_id')
-    .execute();
-  return deleted.map((row) => row.grant_id);
-}
-
 /** Deletes every dead row; returns how many of each kind went. */
 export async function prune(
   db: Kysely<Database>,
@@ -127,7 +97,7 @@ export async function prune(
   };
   const dead = now - PRUNE_MARGIN;
   const losing = new LosingGrants(options.maxTrackedGrants);
-  const expired = (table: keyof typeof EXPIRING, kind: PruneKind) =>
+  const expired = (table: ExpiringTable, kind: PruneKind) =>
     inBatches(pace, kind, async (rows) => {
       const grantIds = await deleteExpired(db, table, dead, rows);
       losing.add(grantIds);

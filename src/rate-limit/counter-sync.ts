@@ -7,9 +7,7 @@
  *
  * docs/configuration.md "Rate limits" states the bound this lag puts on several instances together.
  */
-import type { Kysely } from 'kysely';
-import { addToWindows } from '../storage/rate-limit-windows.repository.js';
-import type { Database } from '../storage/schema.js';
+import type { RateLimitWindows } from '../storage/contract/rate-limit-windows.js';
 import type { WindowCounters } from './window-counters.js';
 
 /** Where flush failures and recoveries are reported (the app's logger). */
@@ -33,7 +31,7 @@ export interface CounterSyncOptions {
 
 export function startCounterSync(
   counters: WindowCounters,
-  db: Kysely<Database>,
+  windows: RateLimitWindows,
   options: CounterSyncOptions,
 ): CounterSync {
   let running: Promise<void> | undefined;
@@ -42,7 +40,7 @@ export function startCounterSync(
     const increments = counters.takeUnsent(options.now());
     if (increments.length === 0) return;
     try {
-      counters.settle(increments, await addToWindows(db, increments));
+      counters.settle(increments, await windows.add(increments));
       if (failing) options.log.info({}, 'rate-limit counts reach the database again');
       failing = false;
     } catch (error) {

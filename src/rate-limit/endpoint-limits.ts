@@ -13,7 +13,6 @@
  */
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
-import { dialectOf } from '../storage/dialect.js';
 import type { Client } from '../storage/schema.js';
 import { clientNetwork } from './client-network.js';
 import { limitKey } from './counter.js';
@@ -59,17 +58,20 @@ const OFF: EndpointLimits = {
   stop: async () => undefined,
 };
 
-type Ctx = Pick<AppContext, 'db' | 'config' | 'now'>;
+type Ctx = Pick<AppContext, 'store' | 'config' | 'now'>;
 
 /** The limits of one app: their counters, and on PostgreSQL the timer that shares them. */
 export function createEndpointLimits(ctx: Ctx, log: SyncLog): EndpointLimits {
   const { config } = ctx;
   if (!config.rateLimits) return OFF;
   const counters = new WindowCounters(config.rateLimitMaxKeys);
-  const sync: CounterSync | undefined =
-    dialectOf(ctx.db) === 'postgres'
-      ? startCounterSync(counters, ctx.db, { intervalMs: config.rateLimitFlushMs, now: ctx.now, log })
-      : undefined;
+  const sync: CounterSync | undefined = ctx.store.rateLimitWindows.shared
+    ? startCounterSync(counters, ctx.store.rateLimitWindows, {
+        intervalMs: config.rateLimitFlushMs,
+        now: ctx.now,
+        log,
+      })
+    : undefined;
   const check = (key: string, limit: number, what: string) => {
     const result = counters.hit(key, limit, MINUTE, ctx.now());
     if (!result.allowed) throw rateLimited(result.retryAfter, what);

@@ -8,7 +8,9 @@
  * Each section is declared in contract/ and named for what it holds.
  */
 import type { Instances } from './contract/instances.js';
+import type { RateLimitWindows } from './contract/rate-limit-windows.js';
 
 export interface Store {
   readonly instances: Instances;
+  readonly rateLimitWindows: RateLimitWindows;
 }

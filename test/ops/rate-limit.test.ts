@@ -7,6 +7,7 @@ import { startCounterSync } from '../../src/rate-limit/counter-sync.js';
 import { backoffDelay, countAttempt, refundAttempt } from '../../src/rate-limit/signin-throttle.js';
 import { WindowCounters } from '../../src/rate-limit/window-counters.js';
 import { openStorage, type Storage } from '../../src/storage/connect.js';
+import { addToWindows } from '../../src/storage/rate-limit-windows.repository.js';
 import type { Database } from '../../src/storage/schema.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 
@@ -149,7 +150,11 @@ for (const dialect of DIALECTS) {
         // A frozen clock: the hits must stay in one window until the last flush.
         const at = t.clock.now();
         const now = () => at;
-        const failing = startCounterSync(counters, down, { intervalMs: 60_000, now, log });
+        const failing = startCounterSync(
+          counters,
+          { shared: true, add: (increments) => addToWindows(down, increments) },
+          { intervalMs: 60_000, now, log },
+        );
         for (let i = 0; i < 4; i++) assert.equal(counters.hit('w:down', 10, 60, now()).allowed, true);
         await failing.flush();
         counters.hit('w:down', 10, 60, now());
@@ -157,7 +162,11 @@ for (const dialect of DIALECTS) {
         await failing.stop();
         await down.destroy();
         assert.equal(warnings.length, 1, 'one warning per outage, not one per interval');
-        const working = startCounterSync(counters, t.ctx.db, { intervalMs: 60_000, now, log });
+        const working = startCounterSync(counters, t.ctx.store.rateLimitWindows, {
+          intervalMs: 60_000,
+          now,
+          log,
+        });
         await working.stop();
         const row = await t.ctx.db
           .selectFrom('rate_limits')

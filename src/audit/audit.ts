@@ -4,7 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import { countAuditEvent } from '../ops/metrics.js';
-import { prepared } from '../storage/prepared.js';
+import { insertAuditRow } from '../storage/audit.repository.js';
 import type { AuditEventRow, Database } from '../storage/schema.js';
 
 /** Every kind of audit event, in the order `schoolauth audit list --help` names them. */
@@ -48,25 +48,9 @@ export interface AuditInput {
   readonly detail?: Readonly<Record<string, string | number | boolean | null>>;
 }
 
-// Every column, always: one statement, and no per-call column list to build and look up.
-const insertEvent = prepared(
-  (
-    db,
-    at: number,
-    kind: string,
-    accountId: string | null,
-    clientId: string | null,
-    ip: string | null,
-    detail: string,
-  ) =>
-    db
-      .insertInto('audit_events')
-      .values({ at, kind, account_id: accountId, client_id: clientId, ip, detail }),
-);
-
 export async function recordAudit(db: Kysely<Database>, event: AuditInput, now: number): Promise<void> {
   const row = auditRow(event, now);
-  await insertEvent.run(db, row.at, row.kind, row.account_id, row.client_id, row.ip, row.detail);
+  await insertAuditRow(db, row);
   auditWritten(event.kind);
 }
 

@@ -5,7 +5,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type AuditInput, auditRow, auditWritten, recordAudit } from '../audit/audit.js';
+import { type AuditInput, auditRow, auditWritten } from '../audit/audit.js';
 import type { AppContext } from '../context.js';
 import { mintSecret, randomId } from '../crypto/tokens.js';
 import { DISPLAY_TEXT_PATTERN } from '../display-text.js';
@@ -13,11 +13,7 @@ import { JSON_ONLY } from '../error-handler.js';
 import { OAuthError } from '../errors.js';
 import { PATHS } from '../paths.js';
 import type { EndpointLimits } from '../rate-limit/endpoint-limits.js';
-import { insertClient } from '../storage/clients.repository.js';
-import { dialectOf } from '../storage/dialect.js';
-import { insertClientWithAudit } from '../storage/registration.repository.js';
 import type { Client } from '../storage/schema.js';
-import { inTransaction } from '../storage/transaction.js';
 import { type ClientMetadata, MAX_REDIRECT_URIS, validateRegistration } from './client-metadata.js';
 import { NO_STORE, OAuthErrorBody } from './wire-schemas.js';
 
@@ -154,17 +150,8 @@ export async function registerRoutes(
           redirect_uris: meta.redirectUris.join(' '),
         },
       };
-      // The client and its audit row commit together: one commit per registration. PostgreSQL:
-      // one statement (a data-modifying CTE), so one round trip and no BEGIN or COMMIT.
-      if (dialectOf(ctx.db) === 'postgres') {
-        await insertClientWithAudit(ctx.db, row, auditRow(audit, now));
-        auditWritten(audit.kind);
-      } else {
-        await inTransaction(ctx.db, async (trx) => {
-          await insertClient(trx, row);
-          await recordAudit(trx, audit, now);
-        });
-      }
+      await ctx.store.clients.register(row, auditRow(audit, now));
+      auditWritten(audit.kind);
       request.log.info({ clientId: id }, 'client registered');
       return reply
         .code(201)

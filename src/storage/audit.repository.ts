@@ -1,5 +1,27 @@
 import type { Kysely } from 'kysely';
-import type { AuditEvent, Database } from './schema.js';
+import { prepared } from './prepared.js';
+import type { AuditEvent, AuditEventRow, Database } from './schema.js';
+
+// Every column, always: one statement, and no per-call column list to build and look up.
+const insertEvent = prepared(
+  (
+    db,
+    at: number,
+    kind: string,
+    accountId: string | null,
+    clientId: string | null,
+    ip: string | null,
+    detail: string,
+  ) =>
+    db
+      .insertInto('audit_events')
+      .values({ at, kind, account_id: accountId, client_id: clientId, ip, detail }),
+);
+
+/** Writes one audit event's row (built by src/audit/audit.ts `auditRow`). */
+export async function insertAuditRow(db: Kysely<Database>, row: AuditEventRow): Promise<void> {
+  await insertEvent.run(db, row.at, row.kind, row.account_id, row.client_id, row.ip, row.detail);
+}
 
 export interface AuditFilter {
   readonly accountId?: string;

@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
+import type { DialectName } from './dialect.js';
 import { NoDatabaseError, openExistingSqlite, requireExistingPostgres } from './existing-database.js';
 import { createPgPool, kyselyPool } from './pg-pool.js';
 import { postgresStore } from './postgres/store.js';
@@ -20,7 +21,7 @@ import { type CheckpointOptions, checkpointInBackground } from './sqlite/wal-che
 import { WorkerSqliteDialect } from './sqlite/worker-dialect.js';
 import type { Store } from './store.js';
 
-export type DialectName = 'sqlite' | 'postgres';
+export type { DialectName };
 
 export interface Storage {
   /** The store contract (store.ts) on this database. */

@@ -1,5 +1,6 @@
 import { type Kysely, PostgresAdapter } from 'kysely';
-import type { DialectName } from './connect.js';
+
+export type DialectName = 'sqlite' | 'postgres';
 
 /** Which SQL dialect a Kysely instance speaks; for the few statements that differ. */
 export function dialectOf<DB>(db: Kysely<DB>): DialectName {

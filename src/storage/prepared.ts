@@ -7,7 +7,7 @@
  * parameter list.
  */
 import type { Compilable, CompiledQuery, Insertable, Kysely, QueryResult } from 'kysely';
-import type { DialectName } from './connect.js';
+import type { DialectName } from './dialect.js';
 import { dialectOf } from './dialect.js';
 import { executeNamed } from './fixed-statements.js';
 import type { Database } from './schema.js';

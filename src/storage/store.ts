@@ -7,10 +7,12 @@
  *
  * Each section is declared in contract/ and named for what it holds.
  */
+import type { Clients } from './contract/clients.js';
 import type { Instances } from './contract/instances.js';
 import type { RateLimitWindows } from './contract/rate-limit-windows.js';
 
 export interface Store {
+  readonly clients: Clients;
   readonly instances: Instances;
   readonly rateLimitWindows: RateLimitWindows;
 }

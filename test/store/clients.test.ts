@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { AuditEventRow, Client } from '../../src/storage/schema.js';
+import { DIALECTS, openTestStore, type TestStore } from '../helpers/stores.js';
+
+const client = (id: string): Client => ({
+  id,
+  kind: 'dynamic',
+  name: `client ${id}`,
+  application_type: 'native',
+  redirect_uris: JSON.stringify(['http://127.0.0.1:9999/cb']),
+  token_endpoint_auth_method: 'none',
+  secret_hash: null,
+  grant_types: '["authorization_code","refresh_token"]',
+  response_types: '["code"]',
+  metadata: '{}',
+  id_token_signed_response_alg: 'RS256',
+  disabled: 0,
+  created_at: 1_000,
+  last_used_at: null,
+});
+
+const registered = (id: string): AuditEventRow => ({
+  at: 1_000,
+  kind: 'client.registered',
+  account_id: null,
+  client_id: id,
+  ip: '127.0.0.1',
+  detail: '{}',
+});
+
+for (const dialect of DIALECTS) {
+  describe(`store contract: clients (${dialect})`, () => {
+    let t: TestStore;
+    before(async () => {
+      t = await openTestStore(dialect);
+    });
+    after(() => t.close());
+
+    const auditRows = async (id: string) =>
+      (await t.storage.db.selectFrom('audit_events').select('kind').where('client_id', '=', id).execute())
+        .length;
+
+    it('register writes the client and its audit row together', async () => {
+      await t.store.clients.register(client('dyn_one'), registered('dyn_one'));
+      const row = await t.storage.db
+        .selectFrom('clients')
+        .select('id')
+        .where('id', '=', 'dyn_one')
+        .executeTakeFirst();
+      assert.equal(row?.id, 'dyn_one');
+      assert.equal(await auditRows('dyn_one'), 1);
+    });
+
+    it('register writes neither row when the client cannot be written', async () => {
+      await t.store.clients.register(client('dyn_two'), registered('dyn_two'));
+      await assert.rejects(t.store.clients.register(client('dyn_two'), registered('dyn_two')));
+      assert.equal(await auditRows('dyn_two'), 1, 'the failed registration left no audit row');
+    });
+
+    it('register keeps no client when its audit row cannot be written', async () => {
+      const broken = { ...registered('dyn_three'), kind: null } as unknown as AuditEventRow;
+      await assert.rejects(t.store.clients.register(client('dyn_three'), broken));
+      const row = await t.storage.db
+        .selectFrom('clients')
+        .select('id')
+        .where('id', '=', 'dyn_three')
+        .executeTakeFirst();
+      assert.equal(row, undefined);
+    });
+  });
+}

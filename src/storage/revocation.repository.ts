@@ -1,17 +1,89 @@
 /**
- * An access token's revocation (RFC 7009) and its audit row as one statement on PostgreSQL
- * (docs/performance.md "PostgreSQL"): a data-modifying CTE revokes the token, and the audit row
- * is written from what it returns, so both or neither. SQLite runs revokeAccessToken and
- * recordAudit in one transaction (src/oauth/revoke.ts).
+ * Revocation (RFC 7009) by the token's own client (contract/revocation.ts), in one transaction
+ * with its audit row. An access token's revocation and its audit row are one statement on
+ * PostgreSQL (docs/performance.md "PostgreSQL"): a data-modifying CTE revokes the token, and the
+ * audit row is written from what it returns, so both or neither; SQLite runs revokeAccessToken
+ * and the audit insert.
  *
  * A refresh token's revocation stays statement by statement (revokeGrantsWithin): it ends the
  * whole grant, and its access-token and refresh-token updates must each see the tokens a
  * concurrent issuance committed while the grant row was locked, which only a later statement's
  * snapshot does (READ COMMITTED); one statement would read one snapshot and miss them.
  */
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import { insertAuditRow } from './audit.repository.js';
+import type { OwnTokenRevocation, Revoked } from './contract/revocation.js';
 import { executeFixed } from './fixed-statements.js';
+import { revokeGrantsWithin } from './grants.repository.js';
+import { findRefreshToken } from './refresh-tokens.repository.js';
 import type { AccessToken, AuditEventRow, Database } from './schema.js';
+import { revokeAccessToken } from './tokens.repository.js';
+import { inTransaction } from './transaction.js';
+
+/** The `token.revoked` audit row (docs/security.md "Audit trail"). */
+const revocationAudit = (r: OwnTokenRevocation, kind: Revoked['kind'], grantId: string, accountId: string) =>
+  ({
+    at: r.now,
+    kind: 'token.revoked',
+    account_id: accountId,
+    client_id: r.clientId,
+    ip: r.ip,
+    detail: JSON.stringify({ token_type: kind, grant_id: grantId }),
+  }) satisfies AuditEventRow;
+
+/** Revokes one live access token of the client with its audit row; undefined when there is none. */
+export type AccessRevoker = (
+  trx: Transaction<Database>,
+  r: OwnTokenRevocation,
+) => Promise<Revoked | undefined>;
+
+/** SQLite's AccessRevoker: the update, then the audit row, in the caller's transaction. */
+export const revokeAccessThenAudit: AccessRevoker = async (trx, r) => {
+  const row = await revokeAccessToken(trx, r.tokenHash, r.clientId, r.now);
+  if (!row) return undefined;
+  await insertAuditRow(trx, revocationAudit(r, 'access', row.grant_id, row.account_id));
+  return { kind: 'access', grantId: row.grant_id, accountId: row.account_id };
+};
+
+/** PostgreSQL's AccessRevoker: one statement (revokeAccessTokenWithAudit). */
+export const revokeAccessInOneStatement: AccessRevoker = async (trx, r) => {
+  const row = await revokeAccessTokenWithAudit(trx, r.tokenHash, r.clientId, r.now, {
+    at: r.now,
+    kind: 'token.revoked',
+    client_id: r.clientId,
+    ip: r.ip,
+    // revocationAudit's detail but for grant_id, which the statement appends from the token row.
+    detail: JSON.stringify({ token_type: 'access' }),
+  });
+  return row && { kind: 'access', grantId: row.grant_id, accountId: row.account_id };
+};
+
+/**
+ * contract/revocation.ts `revokeOwn`: a refresh token ends its whole grant, an access token only
+ * itself; the hint orders the search (RFC 7009 §2.1).
+ */
+export function revokeOwnToken(
+  db: Kysely<Database>,
+  r: OwnTokenRevocation,
+  revokeAccess: AccessRevoker,
+): Promise<Revoked | undefined> {
+  return inTransaction(db, async (trx) => {
+    const tryRefresh = async (): Promise<Revoked | undefined> => {
+      const row = await findRefreshToken(trx, r.tokenHash);
+      if (!row || row.client_id !== r.clientId) return undefined;
+      await revokeGrantsWithin(trx, [row.grant_id], r.now);
+      await insertAuditRow(trx, revocationAudit(r, 'refresh', row.grant_id, row.account_id));
+      return { kind: 'refresh', grantId: row.grant_id, accountId: row.account_id };
+    };
+    const tryAccess = () => revokeAccess(trx, r);
+    const order = r.hint === 'refresh_token' ? [tryRefresh, tryAccess] : [tryAccess, tryRefresh];
+    for (const attempt of order) {
+      const revoked = await attempt();
+      if (revoked) return revoked;
+    }
+    return undefined;
+  });
+}
 
 /**
  * The audit row to write, but for account_id (the token's) and the detail's `grant_id` (the

@@ -7,12 +7,31 @@
  *
  * Each section is declared in contract/ and named for what it holds.
  */
+import type { Kysely } from 'kysely';
 import type { Clients } from './contract/clients.js';
 import type { Instances } from './contract/instances.js';
 import type { RateLimitWindows } from './contract/rate-limit-windows.js';
+import type { Revocation } from './contract/revocation.js';
+import type { Database } from './schema.js';
+
+/** The database as one request's work sees it inside `oneTransaction`. */
+export interface Scope {
+  readonly store: Store;
+  /** For the queries not yet in the contract (issue 45): the same transaction's. */
+  readonly db: Kysely<Database>;
+}
 
 export interface Store {
   readonly clients: Clients;
   readonly instances: Instances;
   readonly rateLimitWindows: RateLimitWindows;
+  readonly revocation: Revocation;
+  /**
+   * Runs a request's reads and writes as one transaction where that saves the database work
+   * (PostgreSQL: one BEGIN … COMMIT instead of one per statement; docs/performance.md
+   * "PostgreSQL"); SQLite runs `work` as it is, each operation its own transaction. A failure of
+   * `work` rolls back what it wrote inside; a deadlock or serialization failure reruns the whole
+   * of it (storage/transaction.ts), so `work` must not act outside the database before it ends.
+   */
+  oneTransaction<T>(work: (scope: Scope) => Promise<T>): Promise<T>;
 }

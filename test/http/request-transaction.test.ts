@@ -36,7 +36,7 @@ for (const dialect of DIALECTS) {
       const m = marker();
       const answer = new OAuthError('invalid_grant', 'replayed');
       await assert.rejects(
-        inRequestTransaction(t.ctx.db, async (db) => {
+        inRequestTransaction(t.ctx.store, async ({ db }) => {
           await write(db, m);
           throw answer;
         }),
@@ -50,7 +50,7 @@ for (const dialect of DIALECTS) {
       const inside = marker();
       const answer = new OAuthError('invalid_grant', 'inside');
       await assert.rejects(
-        inRequestTransaction(t.ctx.db, async (db) => {
+        inRequestTransaction(t.ctx.store, async ({ db }) => {
           await write(db, before);
           await inTransaction(db, async (trx) => {
             await write(trx, inside);
@@ -68,7 +68,7 @@ for (const dialect of DIALECTS) {
       const m = marker();
       const fault = new Error('fault');
       await assert.rejects(
-        inRequestTransaction(t.ctx.db, async (db) => {
+        inRequestTransaction(t.ctx.store, async ({ db }) => {
           await write(db, m);
           throw fault;
         }),
@@ -119,7 +119,7 @@ describe('a transaction PostgreSQL rolled back to be rerun runs again [postgres]
     });
     const runs = [0, 0];
     const request = (index: number, first: number, second: number) =>
-      inRequestTransaction(t.ctx.db, async (db) => {
+      inRequestTransaction(t.ctx.store, async ({ db }) => {
         runs[index]! += 1;
         await lock(db, first);
         // The first run of each waits until both hold their first row: then each waits on the
@@ -140,7 +140,7 @@ describe('a transaction PostgreSQL rolled back to be rerun runs again [postgres]
   it(`a transaction is run at most ${TRANSACTION_ATTEMPTS} times; then the failure reaches the caller`, async () => {
     let runs = 0;
     await assert.rejects(
-      inRequestTransaction(t.ctx.db, async (db) => {
+      inRequestTransaction(t.ctx.store, async ({ db }) => {
         runs += 1;
         await sql`do $$ begin raise exception 'conflict' using errcode = '40001'; end $$`.execute(db);
       }),

@@ -81,29 +81,32 @@ export async function tokenRoutes(
       const params = request.body;
       const grantType = grantOf(param(params.grant_type));
       // PostgreSQL: one transaction from the client's lookup to the last write (request-transaction.ts).
-      const body = await inRequestTransaction(ctx.db, async (db): Promise<TokenResponseBody> => {
-        // PostgreSQL: the code or refresh token is read with the client, in one statement.
-        const joined = dialectOf(db) === 'postgres' ? joinedRead(db, grantType, params) : undefined;
-        // RATE_LIMIT_TOKEN per confidential client that proved its secret, else per client IP
-        // (docs/security.md "Rate limits"): counted once client authentication is judged, before
-        // the grant runs, so a stranger naming a client_id spends only its own address's allowance.
-        const client = await authenticateClient(
-          { db },
-          clientCredentials(request),
-          (proven) => limits.token(request, proven),
-          joined?.read,
-        );
-        checkClientGrant(client, grantType);
-        // SQLite: the context itself (db is ctx.db), nothing new per request.
-        const grantCtx = db === ctx.db ? ctx : { ...ctx, db };
-        const issued =
-          grantType === 'authorization_code'
-            ? await authorizationCodeGrant(grantCtx, client, params, request.ip, joined?.code())
-            : await refreshTokenGrant(grantCtx, client, params, request.ip, joined?.refreshToken());
-        // PostgreSQL: the grant's one write statement recorded it already.
-        if (!issued.clientUseRecorded) await touchClient(db, client, ctx.now());
-        return issued.body;
-      });
+      const body = await inRequestTransaction(
+        ctx.store,
+        async ({ db, store }): Promise<TokenResponseBody> => {
+          // PostgreSQL: the code or refresh token is read with the client, in one statement.
+          const joined = dialectOf(db) === 'postgres' ? joinedRead(db, grantType, params) : undefined;
+          // RATE_LIMIT_TOKEN per confidential client that proved its secret, else per client IP
+          // (docs/security.md "Rate limits"): counted once client authentication is judged, before
+          // the grant runs, so a stranger naming a client_id spends only its own address's allowance.
+          const client = await authenticateClient(
+            { db },
+            clientCredentials(request),
+            (proven) => limits.token(request, proven),
+            joined?.read,
+          );
+          checkClientGrant(client, grantType);
+          // SQLite: the context itself (db is ctx.db), nothing new per request.
+          const grantCtx = db === ctx.db ? ctx : { ...ctx, db, store };
+          const issued =
+            grantType === 'authorization_code'
+              ? await authorizationCodeGrant(grantCtx, client, params, request.ip, joined?.code())
+              : await refreshTokenGrant(grantCtx, client, params, request.ip, joined?.refreshToken());
+          // PostgreSQL: the grant's one write statement recorded it already.
+          if (!issued.clientUseRecorded) await touchClient(db, client, ctx.now());
+          return issued.body;
+        },
+      );
       return reply.headers(NO_STORE).send(body);
     },
   );

@@ -2,15 +2,20 @@
 import type { Kysely } from 'kysely';
 import type pg from 'pg';
 import { addToWindows } from '../rate-limit-windows.repository.js';
+import { revokeAccessInOneStatement, revokeOwnToken } from '../revocation.repository.js';
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
+import { inTransaction } from '../transaction.js';
 import { postgresClients } from './clients.js';
 import { postgresInstances } from './instances.js';
 
 export function postgresStore(db: Kysely<Database>, pool: pg.Pool): Store {
   return {
     clients: postgresClients(db),
-    rateLimitWindows: { shared: true, add: (increments) => addToWindows(db, increments) },
     instances: postgresInstances(db, pool),
+    rateLimitWindows: { shared: true, add: (increments) => addToWindows(db, increments) },
+    revocation: { revokeOwn: (r) => revokeOwnToken(db, r, revokeAccessInOneStatement) },
+    // The store on the transaction's connection: every operation of `work` joins it.
+    oneTransaction: (work) => inTransaction(db, (trx) => work({ store: postgresStore(trx, pool), db: trx })),
   };
 }

@@ -1,15 +1,21 @@
 /** The store contract (../store.ts) on SQLite. */
 import type { Kysely } from 'kysely';
 import { addToWindows } from '../rate-limit-windows.repository.js';
+import { revokeAccessThenAudit, revokeOwnToken } from '../revocation.repository.js';
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
 import { sqliteClients } from './clients.js';
 import { sqliteInstances } from './instances.js';
 
 export function sqliteStore(db: Kysely<Database>): Store {
-  return {
+  const store: Store = {
     clients: sqliteClients(db),
-    rateLimitWindows: { shared: false, add: (increments) => addToWindows(db, increments) },
     instances: sqliteInstances(db),
+    rateLimitWindows: { shared: false, add: (increments) => addToWindows(db, increments) },
+    revocation: { revokeOwn: (r) => revokeOwnToken(db, r, revokeAccessThenAudit) },
+    // Each operation is its own transaction; the driver shares one commit among a turn's
+    // transactions (sqlite/driver.ts), so one around the request would buy nothing.
+    oneTransaction: (work) => work({ store, db }),
   };
+  return store;
 }

@@ -25,9 +25,8 @@ const ABOVE_STORAGE =
 // Modules above storage that still choose a backend themselves, moving into the store contract
 // (issue 45): this list only shrinks, and no new module joins it.
 const BACKEND_CHOICE_NOT_YET_IN_STORE = [
-  '^src/oauth/(userinfo|introspect)\\.ts$',
+  '^src/oauth/introspect\\.ts$',
   '^src/oauth/token/(endpoint|grants/authorization-code|grants/rotation-writes)\\.ts$',
-  '^src/resource-server/guard\\.ts$',
   '^src/api/(account|account-answer-cache)\\.ts$',
   '^src/cli/commands/(backup|restore)\\.ts$',
 ];

@@ -11,16 +11,14 @@ import { OAuthError } from '../errors.js';
 import { PATHS } from '../paths.js';
 import {
   acceptToken,
-  authenticateAccessToken,
   bearerChallenge,
   insufficientScope,
   invalidToken,
   readAuthorizationHeader,
 } from '../resource-server/bearer.js';
 import { findAccountById } from '../storage/accounts.repository.js';
-import { type AccountClaims, findBearerTokenWithClaims } from '../storage/bearer-joined-reads.repository.js';
 import type { BearerToken } from '../storage/bearer-tokens.repository.js';
-import { dialectOf } from '../storage/dialect.js';
+import type { AccountClaims } from '../storage/contract/bearer-tokens.js';
 import { splitScope } from './scopes.js';
 import { NO_STORE, OAuthErrorBody } from './wire-schemas.js';
 
@@ -56,8 +54,8 @@ export function claimsFor(account: AccountClaims, scopes: readonly string[]): Us
 }
 
 /**
- * The token of a UserInfo request, judged, and on PostgreSQL the account's claims read with it in
- * one statement (the account the token was judged with); 401 with a resource-metadata challenge
+ * The token of a UserInfo request, judged, and the account's claims where the store reads them
+ * with it in one statement (the account the token was judged with); 401 with a resource-metadata challenge
  * otherwise.
  */
 async function bearerToken(
@@ -78,11 +76,8 @@ async function bearerToken(
   if (header.kind === 'malformed') {
     throw invalidToken(issuer, 'the Authorization header must be "Bearer <access token>"');
   }
-  if (dialectOf(ctx.db) === 'postgres') {
-    const found = await findBearerTokenWithClaims(ctx.db, hashSecret(header.token));
-    return { token: acceptToken(ctx, found?.token), account: found?.account };
-  }
-  return { token: await authenticateAccessToken(ctx, header.token) };
+  const found = await ctx.store.bearerTokens.findWithClaims(hashSecret(header.token));
+  return { token: acceptToken(ctx, found.token), account: found.account };
 }
 
 export async function userinfoRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {

@@ -4,14 +4,9 @@
  * (RFC 9728 §5.1). Shared by the school API guard and UserInfo.
  */
 import type { AppContext } from '../context.js';
-import { hashSecret } from '../crypto/tokens.js';
 import { OAuthError } from '../errors.js';
 import { PATHS } from '../paths.js';
-import {
-  type AccessTokenWithAccount,
-  type BearerToken,
-  findBearerToken,
-} from '../storage/bearer-tokens.repository.js';
+import type { AccessTokenWithAccount, BearerToken } from '../storage/bearer-tokens.repository.js';
 
 /** RFC 6750 §2.1: `Bearer` SP token68. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
@@ -57,14 +52,6 @@ export function insufficientScope(issuer: string, scope: string): OAuthError {
   return new OAuthError('insufficient_scope', description, 403, {
     'www-authenticate': bearerChallenge(issuer, { error: 'insufficient_scope', description, scope }),
   });
-}
-
-/** Judges a presented access token (see acceptToken); throws 401 invalid_token otherwise. */
-export async function authenticateAccessToken(
-  ctx: Pick<AppContext, 'db' | 'config' | 'now'>,
-  token: string,
-): Promise<BearerToken> {
-  return acceptToken(ctx, await findBearerToken(ctx.db, hashSecret(token)));
 }
 
 /**

@@ -13,14 +13,8 @@ import type { AppContext } from '../context.js';
 import { hashSecret } from '../crypto/tokens.js';
 import { ApiError, OAuthError } from '../errors.js';
 import { PATHS } from '../paths.js';
-import { findBearerTokenWithMemberships } from '../storage/bearer-joined-reads.repository.js';
-import {
-  type AccessTokenWithAccount,
-  type BearerToken,
-  findBearerToken,
-  findBearerTokenNow,
-} from '../storage/bearer-tokens.repository.js';
-import { dialectOf } from '../storage/dialect.js';
+import type { BearerToken } from '../storage/bearer-tokens.repository.js';
+import type { AccessTokenWithAccount, MaybeNow } from '../storage/contract/bearer-tokens.js';
 import { acceptToken, insufficientScope, invalidToken, readAuthorizationHeader } from './bearer.js';
 import { type Access, ANONYMOUS, type Principal } from './principal.js';
 
@@ -141,6 +135,7 @@ export function installGuard(app: FastifyInstance, ctx: AppContext, limit: ApiLi
       return;
     }
     let principal: Principal | undefined;
+    let pending: Promise<AccessTokenWithAccount | undefined> | undefined;
     let tokenHash = '';
     try {
       // RFC 6750 §2.3 allows a URI query token, but it leaks into logs and history: refused.
@@ -153,9 +148,10 @@ export function installGuard(app: FastifyInstance, ctx: AppContext, limit: ApiLi
         principal = credentials;
       } else {
         tokenHash = credentials;
-        // The one read of a protected request: synchronous while the SQLite connection is free.
-        const found = lookUpNow(ctx, request, limit, tokenHash);
-        if (found.now) principal = judgeToken(ctx, request, access, limit, tokenHash, found.value);
+        // The one read of a protected request: no promise when the store could read it now.
+        const found = lookUp(ctx, request, access, limit, tokenHash);
+        if (found instanceof Promise) pending = found;
+        else principal = judgeToken(ctx, request, access, limit, tokenHash, found);
       }
     } catch (error) {
       done(error as Error);
@@ -166,50 +162,46 @@ export function installGuard(app: FastifyInstance, ctx: AppContext, limit: ApiLi
       done();
       return;
     }
-    // Not now (PostgreSQL, or a transaction holds the SQLite connection): the same read as a promise.
-    lookUp(ctx, request, access, tokenHash)
-      .then(
-        (row) => {
-          request.principal = judgeToken(ctx, request, access, limit, tokenHash, row);
-        },
-        (error: unknown) => {
-          limit(request, undefined);
-          throw error;
-        },
-      )
+    // (Never without one here: a token was presented and not judged now.)
+    (pending ?? Promise.resolve(undefined))
+      .then((row) => {
+        request.principal = judgeToken(ctx, request, access, limit, tokenHash, row);
+      })
       .then(() => done(), done);
   });
 }
 
 /**
- * The bearer lookup as a promise. A route that answers from the account (`access.withAccount`)
- * has it read with the token on PostgreSQL, one statement instead of two (docs/performance.md
- * "PostgreSQL"); the token is judged from the same rows.
+ * The bearer lookup: a route that answers from the account (`access.withAccount`) asks for its
+ * memberships with the token, which the store reads in the same statement where that saves a
+ * round trip (the rows go on `request.tokenAccount`). A database fault counts against the IP, as
+ * an unknown token does.
  */
-async function lookUp(
-  ctx: Pick<AppContext, 'db'>,
+function lookUp(
+  ctx: Pick<AppContext, 'store'>,
   request: FastifyRequest,
   access: Access,
-  tokenHash: string,
-): Promise<AccessTokenWithAccount | undefined> {
-  if (!access.withAccount || dialectOf(ctx.db) !== 'postgres') return findBearerToken(ctx.db, tokenHash);
-  const rows = await findBearerTokenWithMemberships(ctx.db, tokenHash);
-  request.tokenAccount = rows;
-  return rows[0];
-}
-
-/** findBearerTokenNow; a database fault counts against the IP, as an unknown token does. */
-function lookUpNow(
-  ctx: Pick<AppContext, 'db'>,
-  request: FastifyRequest,
   limit: ApiLimit,
   tokenHash: string,
-): ReturnType<typeof findBearerTokenNow> {
-  try {
-    return findBearerTokenNow(ctx.db, tokenHash);
-  } catch (error) {
+): MaybeNow<AccessTokenWithAccount | undefined> {
+  const failed = (error: unknown): never => {
     limit(request, undefined);
     throw error;
+  };
+  try {
+    if (!access.withAccount) {
+      const found = ctx.store.bearerTokens.find(tokenHash);
+      return found instanceof Promise ? found.catch(failed) : found;
+    }
+    const found = ctx.store.bearerTokens.findWithMemberships(tokenHash);
+    const keep = (read: Awaited<typeof found>) => {
+      if (read.memberships) request.tokenAccount = read.memberships;
+      return read.token;
+    };
+    return found instanceof Promise ? found.then(keep, failed) : keep(found);
+  } catch (error) {
+    // A fault reading now: counted here, thrown to the hook's catch.
+    return failed(error);
   }
 }
 

@@ -8,6 +8,7 @@
  * Each section is declared in contract/ and named for what it holds.
  */
 import type { Kysely } from 'kysely';
+import type { BearerTokens } from './contract/bearer-tokens.js';
 import type { Clients } from './contract/clients.js';
 import type { Instances } from './contract/instances.js';
 import type { RateLimitWindows } from './contract/rate-limit-windows.js';
@@ -22,6 +23,7 @@ export interface Scope {
 }
 
 export interface Store {
+  readonly bearerTokens: BearerTokens;
   readonly clients: Clients;
   readonly instances: Instances;
   readonly rateLimitWindows: RateLimitWindows;

@@ -6,11 +6,13 @@ import { revokeAccessInOneStatement, revokeOwnToken } from '../revocation.reposi
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
 import { inTransaction } from '../transaction.js';
+import { postgresBearerTokens } from './bearer-tokens.js';
 import { postgresClients } from './clients.js';
 import { postgresInstances } from './instances.js';
 
 export function postgresStore(db: Kysely<Database>, pool: pg.Pool): Store {
   return {
+    bearerTokens: postgresBearerTokens(db),
     clients: postgresClients(db),
     instances: postgresInstances(db, pool),
     rateLimitWindows: { shared: true, add: (increments) => addToWindows(db, increments) },

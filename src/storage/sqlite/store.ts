@@ -4,11 +4,13 @@ import { addToWindows } from '../rate-limit-windows.repository.js';
 import { revokeAccessThenAudit, revokeOwnToken } from '../revocation.repository.js';
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
+import { sqliteBearerTokens } from './bearer-tokens.js';
 import { sqliteClients } from './clients.js';
 import { sqliteInstances } from './instances.js';
 
 export function sqliteStore(db: Kysely<Database>): Store {
   const store: Store = {
+    bearerTokens: sqliteBearerTokens(db),
     clients: sqliteClients(db),
     instances: sqliteInstances(db),
     rateLimitWindows: { shared: false, add: (increments) => addToWindows(db, increments) },

@@ -5,6 +5,7 @@
  * reads (src/oauth/client-auth.ts `read`, the grants). SQLite keeps its separate reads.
  */
 import { type Kysely, sql } from 'kysely';
+import type { ClientWith } from './contract/clients.js';
 import { prepared } from './prepared.js';
 import type { AuthorizationCode, Client, Database, RefreshToken } from './schema.js';
 
@@ -27,12 +28,6 @@ const withRefreshToken = prepared((db, clientId: string, tokenHash: string) =>
     .select(sql<RefreshToken | null>`to_jsonb(refresh_tokens)`.as('joined'))
     .where('clients.id', '=', clientId),
 );
-
-/** The client by id and the row presented with it: each undefined when there is none. */
-export interface ClientWith<T> {
-  readonly client: Client | undefined;
-  readonly row: T | undefined;
-}
 
 function split<T>(found: (Client & { joined: T | null }) | undefined): ClientWith<T> {
   if (!found) return { client: undefined, row: undefined };

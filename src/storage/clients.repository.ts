@@ -32,6 +32,11 @@ export async function touchClient(db: Kysely<Database>, client: Client, now: num
   await touch.run(db, client.id, now);
 }
 
+/** Writes the client's last use (a statement that decided it was due: clientTouchDue). */
+export async function touchClientNow(db: Kysely<Database>, clientId: string, now: number): Promise<void> {
+  await touch.run(db, clientId, now);
+}
+
 /** Whether touchClient would write now (a statement that writes more may write it instead). */
 export function clientTouchDue(client: Client, now: number): boolean {
   return client.last_used_at === null || now - client.last_used_at >= CLIENT_TOUCH_INTERVAL;

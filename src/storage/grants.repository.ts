@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
+import { insertAuditRow } from './audit.repository.js';
 import { dialectOf } from './dialect.js';
-import type { AuthorizationCode, Database, Grant } from './schema.js';
+import type { AuditEventRow, AuthorizationCode, Database, Grant } from './schema.js';
 import { inTransaction } from './transaction.js';
 
 /** A new grant and its authorization code, written together. */
@@ -97,4 +98,17 @@ export async function revokeGrantsWithin(
     .where('grant_id', 'in', grantIds)
     .where('revoked_at', 'is', null)
     .execute();
+}
+
+/** Revokes one grant with every token under it, and writes the audit row that says why, together. */
+export function revokeGrantWithAudit(
+  db: Kysely<Database>,
+  grantId: string,
+  now: number,
+  audit: AuditEventRow,
+): Promise<void> {
+  return inTransaction(db, async (trx) => {
+    await revokeGrantsWithin(trx, [grantId], now);
+    await insertAuditRow(trx, audit);
+  });
 }

@@ -11,6 +11,7 @@ import type { Kysely } from 'kysely';
 import type { BearerTokens } from './contract/bearer-tokens.js';
 import type { Clients } from './contract/clients.js';
 import type { Instances } from './contract/instances.js';
+import type { Issuance } from './contract/issuance.js';
 import type { RateLimitWindows } from './contract/rate-limit-windows.js';
 import type { Revocation } from './contract/revocation.js';
 import type { Database } from './schema.js';
@@ -26,6 +27,7 @@ export interface Store {
   readonly bearerTokens: BearerTokens;
   readonly clients: Clients;
   readonly instances: Instances;
+  readonly issuance: Issuance;
   readonly rateLimitWindows: RateLimitWindows;
   readonly revocation: Revocation;
   /**

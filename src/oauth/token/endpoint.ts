@@ -9,8 +9,6 @@ import type { AppContext } from '../../context.js';
 import { OAuthError } from '../../errors.js';
 import { PATHS } from '../../paths.js';
 import type { EndpointLimits } from '../../rate-limit/endpoint-limits.js';
-import { touchClient } from '../../storage/clients.repository.js';
-import { dialectOf } from '../../storage/dialect.js';
 import type { Client } from '../../storage/schema.js';
 import { authenticateClient } from '../client-auth.js';
 import { clientCredentials, param, requireForm } from '../form-request.js';
@@ -80,12 +78,13 @@ export async function tokenRoutes(
     async (request, reply) => {
       const params = request.body;
       const grantType = grantOf(param(params.grant_type));
-      // PostgreSQL: one transaction from the client's lookup to the last write (request-transaction.ts).
+      // One transaction from the client's lookup to the last write where the store makes that
+      // cheaper (request-transaction.ts).
       const body = await inRequestTransaction(
         ctx.store,
         async ({ db, store }): Promise<TokenResponseBody> => {
-          // PostgreSQL: the code or refresh token is read with the client, in one statement.
-          const joined = dialectOf(db) === 'postgres' ? joinedRead(db, grantType, params) : undefined;
+          // The code or refresh token is read with the client (one statement where that saves a round trip).
+          const joined = joinedRead(store, grantType, params);
           // RATE_LIMIT_TOKEN per confidential client that proved its secret, else per client IP
           // (docs/security.md "Rate limits"): counted once client authentication is judged, before
           // the grant runs, so a stranger naming a client_id spends only its own address's allowance.
@@ -93,18 +92,14 @@ export async function tokenRoutes(
             { db },
             clientCredentials(request),
             (proven) => limits.token(request, proven),
-            joined?.read,
+            joined.read,
           );
           checkClientGrant(client, grantType);
-          // SQLite: the context itself (db is ctx.db), nothing new per request.
-          const grantCtx = db === ctx.db ? ctx : { ...ctx, db, store };
-          const issued =
-            grantType === 'authorization_code'
-              ? await authorizationCodeGrant(grantCtx, client, params, request.ip, joined?.code())
-              : await refreshTokenGrant(grantCtx, client, params, request.ip, joined?.refreshToken());
-          // PostgreSQL: the grant's one write statement recorded it already.
-          if (!issued.clientUseRecorded) await touchClient(db, client, ctx.now());
-          return issued.body;
+          // The context itself when the scope is the store's own (SQLite): nothing new per request.
+          const grantCtx = store === ctx.store ? ctx : { ...ctx, db, store };
+          return grantType === 'authorization_code'
+            ? authorizationCodeGrant(grantCtx, client, params, request.ip, joined.code())
+            : refreshTokenGrant(grantCtx, client, params, request.ip, joined.refreshToken());
         },
       );
       return reply.headers(NO_STORE).send(body);

@@ -8,7 +8,7 @@ import type { AppContext } from '../../context.js';
 import type { SigningAlg } from '../../crypto/signing-key.js';
 import type { MintedSecret } from '../../crypto/tokens.js';
 import { clientTouchDue } from '../../storage/clients.repository.js';
-import type { IssuanceWrites } from '../../storage/issuance-statements.repository.js';
+import type { IssuanceWrites } from '../../storage/contract/issuance.js';
 import type { AccessToken, Client, RefreshToken } from '../../storage/schema.js';
 import { signIdToken } from '../id-token.js';
 import { formatScope } from '../scopes.js';
@@ -71,10 +71,7 @@ export interface TokenSetWrites {
   readonly now: number;
 }
 
-/**
- * The same writes as PostgreSQL's one issuance statement takes them
- * (src/storage/issuance-statements.repository.ts), the client's last use with them when due.
- */
+/** The writes as the store's issuance operations take them, the client's last use with them when due. */
 export function issuanceWrites(w: TokenSetWrites): IssuanceWrites {
   return {
     now: w.now,
@@ -94,17 +91,9 @@ export interface TokenResponseBody {
   id_token?: string;
 }
 
-/** What a grant answers with, and whether its write already recorded the client's use. */
-export interface Issued {
-  readonly body: TokenResponseBody;
-  /** True when the grant's one statement wrote the client's last_used_at (PostgreSQL) when due. */
-  readonly clientUseRecorded: boolean;
-}
-
 /**
- * The code or refresh token row read in the same statement as the client (PostgreSQL,
- * src/storage/client-joined-reads.repository.ts), with the key it was read by; undefined row:
- * no such row.
+ * The code or refresh token row read with the client (store `clients.findWithCode`,
+ * `findWithRefreshToken`), with the key it was read by; undefined row: no such row.
  */
 export interface ReadWithClient<T> {
   readonly hash: string;

@@ -1,18 +1,13 @@
 /**
- * PostgreSQL: the token request's client and the code or refresh token it presents, read in one
- * statement (docs/performance.md "PostgreSQL"). Client authentication reads the client from it
- * (client-auth.ts `read`) and the grant the code or token, keyed as the grant keys it; every
- * check runs on these rows in its own order, as on the two reads SQLite keeps.
+ * The token request's client and the code or refresh token it presents, read together (store
+ * `clients.findWithCode` / `findWithRefreshToken`: one statement where that saves a round trip).
+ * Client authentication reads the client from it (client-auth.ts `read`) and the grant the code or
+ * token, keyed as the grant keys it; every check runs on these rows in its own order.
  */
-import type { Kysely } from 'kysely';
 import { hashSecret } from '../../crypto/tokens.js';
-import {
-  type ClientWith,
-  findClientWithCode,
-  findClientWithRefreshToken,
-} from '../../storage/client-joined-reads.repository.js';
-import { findClient } from '../../storage/clients.repository.js';
-import type { AuthorizationCode, Client, Database, RefreshToken } from '../../storage/schema.js';
+import type { ClientWith } from '../../storage/contract/clients.js';
+import type { AuthorizationCode, Client, RefreshToken } from '../../storage/schema.js';
+import type { Store } from '../../storage/store.js';
 import type { ReadWithClient } from './issue.js';
 import type { TokenParams } from './params.js';
 
@@ -27,25 +22,25 @@ export interface JoinedRead {
   refreshToken(): ReadWithClient<RefreshToken> | undefined;
 }
 
-export function joinedRead(db: Kysely<Database>, grantType: GrantType, params: TokenParams): JoinedRead {
+export function joinedRead(store: Store, grantType: GrantType, params: TokenParams): JoinedRead {
   const value = grantType === 'authorization_code' ? params.code : params.refresh_token;
   // Nothing presented: the grant answers invalid_request once the client is authenticated.
   const hash = value === undefined || value === '' ? undefined : hashSecret(value);
   let code: ReadWithClient<AuthorizationCode> | undefined;
   let refreshToken: ReadWithClient<RefreshToken> | undefined;
-  const keep = <T>(found: ClientWith<T>, store: (read: ReadWithClient<T>) => void): Client | undefined => {
-    store({ hash: hash!, row: found.row });
+  const keep = <T>(found: ClientWith<T>, save: (read: ReadWithClient<T>) => void): Client | undefined => {
+    save({ hash: hash!, row: found.row });
     return found.client;
   };
   return {
     read: async (clientId) => {
-      if (hash === undefined) return findClient(db, clientId);
+      if (hash === undefined) return store.clients.find(clientId);
       if (grantType === 'authorization_code') {
-        return keep(await findClientWithCode(db, clientId, hash), (read) => {
+        return keep(await store.clients.findWithCode(clientId, hash), (read) => {
           code = read;
         });
       }
-      return keep(await findClientWithRefreshToken(db, clientId, hash), (read) => {
+      return keep(await store.clients.findWithRefreshToken(clientId, hash), (read) => {
         refreshToken = read;
       });
     },

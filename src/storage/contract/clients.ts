@@ -1,7 +1,25 @@
-/** The clients: registration, lookups and their last use. */
-import type { AuditEventRow, Client } from '../schema.js';
+/** The clients: registration, and the lookups a request authenticates its client with. */
+import type { AccessTokenWithAccount } from '../bearer-tokens.repository.js';
+import type { AuditEventRow, AuthorizationCode, Client, RefreshToken } from '../schema.js';
+
+/** The client by id and the row presented with it: each undefined when there is none. */
+export interface ClientWith<T> {
+  readonly client: Client | undefined;
+  readonly row: T | undefined;
+}
 
 export interface Clients {
   /** A dynamic registration (RFC 7591): the client and its audit row, committed together or not at all. */
   register(client: Client, audit: AuditEventRow): Promise<void>;
+  /** The client with this id (an id no client can have, e.g. with a NUL, is simply unknown). */
+  find(clientId: string): Promise<Client | undefined>;
+  /**
+   * The client and, read with it (one statement where that saves a round trip), the
+   * authorization code with this hash, whoever's it is: the caller judges both, in its own order.
+   */
+  findWithCode(clientId: string, codeHash: string): Promise<ClientWith<AuthorizationCode>>;
+  /** As findWithCode, for a refresh token. */
+  findWithRefreshToken(clientId: string, tokenHash: string): Promise<ClientWith<RefreshToken>>;
+  /** As findWithCode, for an access token with its account's disabled flag (introspection). */
+  findWithAccessToken(clientId: string, tokenHash: string): Promise<ClientWith<AccessTokenWithAccount>>;
 }

@@ -1,5 +1,11 @@
-/** The clients section (../contract/clients.ts) on PostgreSQL: each operation one statement where it can be. */
+/**
+ * The clients section (../contract/clients.ts) on PostgreSQL: each operation one statement where
+ * it can be (every statement is a round trip; docs/performance.md "PostgreSQL").
+ */
 import type { Kysely } from 'kysely';
+import { findClientWithAccessToken } from '../bearer-joined-reads.repository.js';
+import { findClientWithCode, findClientWithRefreshToken } from '../client-joined-reads.repository.js';
+import { findClient } from '../clients.repository.js';
 import type { Clients } from '../contract/clients.js';
 import { insertClientWithAudit } from '../registration.repository.js';
 import type { Database } from '../schema.js';
@@ -8,5 +14,12 @@ export function postgresClients(db: Kysely<Database>): Clients {
   return {
     // One data-modifying CTE: one round trip, and no BEGIN or COMMIT.
     register: (client, audit) => insertClientWithAudit(db, client, audit),
+    find: (clientId) => findClient(db, clientId),
+    findWithCode: (clientId, codeHash) => findClientWithCode(db, clientId, codeHash),
+    findWithRefreshToken: (clientId, tokenHash) => findClientWithRefreshToken(db, clientId, tokenHash),
+    async findWithAccessToken(clientId, tokenHash) {
+      const found = await findClientWithAccessToken(db, clientId, tokenHash);
+      return { client: found.client, row: found.token };
+    },
   };
 }

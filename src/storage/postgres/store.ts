@@ -9,11 +9,13 @@ import { inTransaction } from '../transaction.js';
 import { postgresBearerTokens } from './bearer-tokens.js';
 import { postgresClients } from './clients.js';
 import { postgresInstances } from './instances.js';
+import { postgresIssuance } from './issuance.js';
 
 export function postgresStore(db: Kysely<Database>, pool: pg.Pool): Store {
   return {
     bearerTokens: postgresBearerTokens(db),
     clients: postgresClients(db),
+    issuance: postgresIssuance(db),
     instances: postgresInstances(db, pool),
     rateLimitWindows: { shared: true, add: (increments) => addToWindows(db, increments) },
     revocation: { revokeOwn: (r) => revokeOwnToken(db, r, revokeAccessInOneStatement) },

@@ -1,10 +1,26 @@
-/** The clients section (../contract/clients.ts) on SQLite: each operation one transaction. */
+/**
+ * The clients section (../contract/clients.ts) on SQLite: each write one transaction; a client
+ * and the row presented with it are two reads, each a synchronous indexed lookup (a join would
+ * only cost).
+ */
 import type { Kysely } from 'kysely';
 import { insertAuditRow } from '../audit.repository.js';
-import { insertClient } from '../clients.repository.js';
-import type { Clients } from '../contract/clients.js';
+import { findBearerToken } from '../bearer-tokens.repository.js';
+import { findClient, insertClient } from '../clients.repository.js';
+import { findCode } from '../codes.repository.js';
+import type { Clients, ClientWith } from '../contract/clients.js';
+import { findRefreshToken } from '../refresh-tokens.repository.js';
 import type { Database } from '../schema.js';
 import { inTransaction } from '../transaction.js';
+
+async function clientWith<T>(
+  db: Kysely<Database>,
+  clientId: string,
+  read: () => Promise<T | undefined>,
+): Promise<ClientWith<T>> {
+  const client = await findClient(db, clientId);
+  return { client, row: client && (await read()) };
+}
 
 export function sqliteClients(db: Kysely<Database>): Clients {
   return {
@@ -13,5 +29,11 @@ export function sqliteClients(db: Kysely<Database>): Clients {
         await insertClient(trx, client);
         await insertAuditRow(trx, audit);
       }),
+    find: (clientId) => findClient(db, clientId),
+    findWithCode: (clientId, codeHash) => clientWith(db, clientId, () => findCode(db, codeHash)),
+    findWithRefreshToken: (clientId, tokenHash) =>
+      clientWith(db, clientId, () => findRefreshToken(db, tokenHash)),
+    findWithAccessToken: (clientId, tokenHash) =>
+      clientWith(db, clientId, () => findBearerToken(db, tokenHash)),
   };
 }

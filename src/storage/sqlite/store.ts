@@ -7,11 +7,13 @@ import type { Store } from '../store.js';
 import { sqliteBearerTokens } from './bearer-tokens.js';
 import { sqliteClients } from './clients.js';
 import { sqliteInstances } from './instances.js';
+import { sqliteIssuance } from './issuance.js';
 
 export function sqliteStore(db: Kysely<Database>): Store {
   const store: Store = {
     bearerTokens: sqliteBearerTokens(db),
     clients: sqliteClients(db),
+    issuance: sqliteIssuance(db),
     instances: sqliteInstances(db),
     rateLimitWindows: { shared: false, add: (increments) => addToWindows(db, increments) },
     revocation: { revokeOwn: (r) => revokeOwnToken(db, r, revokeAccessThenAudit) },

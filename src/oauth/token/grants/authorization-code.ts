@@ -3,26 +3,21 @@
  * the client it was issued to, with the redirect URI and the PKCE verifier of its request. Every
  * code this client cannot use gets one answer (unusableCode), whatever the reason.
  */
-import { auditWritten, recordAudit } from '../../../audit/audit.js';
+import { type AuditInput, auditRow, auditWritten } from '../../../audit/audit.js';
 import type { AppContext } from '../../../context.js';
 import { hashSecret, mintSecret } from '../../../crypto/tokens.js';
 import type { OAuthError } from '../../../errors.js';
-import { consumeCode, findCode } from '../../../storage/codes.repository.js';
-import { dialectOf } from '../../../storage/dialect.js';
-import { revokeGrants } from '../../../storage/grants.repository.js';
-import { redeemCodeAndIssue } from '../../../storage/issuance-statements.repository.js';
+import { findCode } from '../../../storage/codes.repository.js';
 import type { AuthorizationCode, Client } from '../../../storage/schema.js';
-import { insertTokenSet, touchLiveGrant } from '../../../storage/tokens.repository.js';
-import { inTransaction } from '../../../storage/transaction.js';
 import { codeVerifierProblem, verifyS256 } from '../../pkce.js';
 import { splitScope } from '../../scopes.js';
 import {
   accessTokenRow,
-  type Issued,
   issuanceWrites,
   type ReadWithClient,
   refreshTokenRow,
   type TokenOwner,
+  type TokenResponseBody,
   type TokenSetWrites,
   tokenResponse,
 } from '../issue.js';
@@ -54,59 +49,16 @@ function checkCode(ctx: AppContext, code: AuthorizationCode, params: TokenParams
 /** RFC 6749 §4.1.2: a code used twice is refused and every token issued from it is revoked. */
 async function replayed(ctx: AppContext, code: AuthorizationCode, ip: string): Promise<OAuthError> {
   const now = ctx.now();
-  await revokeGrants(ctx.db, [code.grant_id], now);
-  await recordAudit(
-    ctx.db,
-    {
-      kind: 'code.replayed',
-      accountId: code.account_id,
-      clientId: code.client_id,
-      ip,
-      detail: { grant_id: code.grant_id },
-    },
-    now,
-  );
+  const audit: AuditInput = {
+    kind: 'code.replayed',
+    accountId: code.account_id,
+    clientId: code.client_id,
+    ip,
+    detail: { grant_id: code.grant_id },
+  };
+  await ctx.store.issuance.revokeGrant(code.grant_id, now, auditRow(audit, now));
+  auditWritten(audit.kind);
   return unusableCode();
-}
-
-/** How the redemption's writes ended: the code was used before, the grant is revoked, or tokens were written. */
-type Redemption = 'replayed' | 'revoked' | 'issued';
-
-interface RedemptionWrites extends TokenSetWrites {
-  readonly codeHash: string;
-  readonly grantId: string;
-}
-
-/**
- * SQLite: one transaction, statement by statement: the grant first, as every write to a grant's
- * rows (docs/security.md "Lock order"), then consume the code, then write the tokens when the
- * grant was live. A replay waits for this transaction (the database's write lock), then revokes
- * what was written here.
- */
-function redeemInSteps(ctx: AppContext, w: RedemptionWrites): Promise<Redemption> {
-  return inTransaction(ctx.db, async (trx) => {
-    const live = await touchLiveGrant(trx, w.grantId, w.now);
-    if (!(await consumeCode(trx, w.codeHash, w.now))) return 'replayed' as const;
-    if (!live) return 'revoked' as const;
-    await insertTokenSet(trx, w.access, w.refresh);
-    // In the same transaction: one commit, and no tokens without their audit row.
-    await recordAudit(trx, w.audit, w.now);
-    return 'issued' as const;
-  });
-}
-
-/**
- * PostgreSQL: the same writes, with the same conditions, as one statement of data-modifying CTEs
- * (src/storage/issuance-statements.repository.ts), the client's last use with them. A code
- * consumed before (or by a concurrent request, on any instance: the row lock decides) spends
- * nothing and writes nothing: 'replayed', as consumeCode answered.
- */
-async function redeemInOneStatement(ctx: AppContext, w: RedemptionWrites): Promise<Redemption> {
-  const outcome = await redeemCodeAndIssue(ctx.db, w.codeHash, w.grantId, issuanceWrites(w));
-  if (!outcome.spent) return 'replayed';
-  if (outcome.authTime === undefined) return 'revoked';
-  auditWritten(w.audit.kind);
-  return 'issued';
 }
 
 export async function authorizationCodeGrant(
@@ -115,7 +67,7 @@ export async function authorizationCodeGrant(
   params: TokenParams,
   ip: string,
   read?: ReadWithClient<AuthorizationCode>,
-): Promise<Issued> {
+): Promise<TokenResponseBody> {
   const hint = 'the authorization_code grant needs code, redirect_uri, client_id and code_verifier';
   const codeValue = required(params.code, 'code', hint);
   required(params.redirect_uri, 'redirect_uri', hint);
@@ -142,10 +94,7 @@ export async function authorizationCodeGrant(
     ? mintSecret('refreshToken')
     : undefined;
   const accessRow = accessTokenRow(ctx, owner, access, scopes, now);
-  const oneStatement = dialectOf(ctx.db) === 'postgres';
-  const writes: RedemptionWrites = {
-    codeHash,
-    grantId: code.grant_id,
+  const writes: TokenSetWrites = {
     access: accessRow,
     refresh: refresh && refreshTokenRow(ctx, owner, refresh, scopes, now),
     audit: {
@@ -158,9 +107,13 @@ export async function authorizationCodeGrant(
     client,
     now,
   };
-  const outcome = oneStatement ? await redeemInOneStatement(ctx, writes) : await redeemInSteps(ctx, writes);
-  if (outcome === 'replayed') throw await replayed(ctx, code, ip);
-  if (outcome === 'revoked') throw unusableCode();
+  // The grant first, then the code consumed once (on any instance), then the tokens when the
+  // grant is live (docs/security.md "Lock order"). A code consumed first by another request
+  // spends and writes nothing: a replay.
+  const outcome = await ctx.store.issuance.redeemCode(codeHash, code.grant_id, issuanceWrites(writes));
+  if (!outcome.spent) throw await replayed(ctx, code, ip);
+  if (outcome.authTime === undefined) throw unusableCode();
+  auditWritten(writes.audit.kind);
 
   const body = await tokenResponse(ctx, {
     accessToken: access.value,
@@ -173,5 +126,5 @@ export async function authorizationCodeGrant(
     idTokenAlg: client.id_token_signed_response_alg,
     now,
   });
-  return { body, clientUseRecorded: oneStatement };
+  return body;
 }

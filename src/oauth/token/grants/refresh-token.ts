@@ -8,26 +8,29 @@
  * the window is treated as stolen: the whole grant's token family is revoked. Every token this
  * client cannot use gets one answer (unusableRefreshToken), whatever the reason.
  */
-import { recordAudit } from '../../../audit/audit.js';
+import { type AuditInput, auditRow, auditWritten } from '../../../audit/audit.js';
 import type { AppContext } from '../../../context.js';
 import { openSuccessor, sealSuccessor } from '../../../crypto/successor-seal.js';
 import { hashSecret, type MintedSecret, mintSecret } from '../../../crypto/tokens.js';
 import { OAuthError } from '../../../errors.js';
-import { revokeGrants } from '../../../storage/grants.repository.js';
 import { findRefreshToken } from '../../../storage/refresh-tokens.repository.js';
 import type { Client, RefreshToken } from '../../../storage/schema.js';
 import { findAccessTokenByHash, grantAuthTime } from '../../../storage/tokens.repository.js';
 import { isSubset, parseScope, splitScope } from '../../scopes.js';
 import {
   accessTokenRow,
-  type Issued,
+  issuanceWrites,
   type ReadWithClient,
   refreshTokenRow,
   type TokenOwner,
+  type TokenResponseBody,
+  type TokenSetWrites,
   tokenResponse,
 } from '../issue.js';
 import { checkResource, required, type TokenParams, unusableRefreshToken } from '../params.js';
-import { type NoRotation, type RotationWrites, writeRotation } from './rotation-writes.js';
+
+/** Why a rotation wrote no tokens: another request rotated the token first (or it is revoked), or the grant is revoked. */
+type NoRotation = 'lost' | 'revoked';
 
 interface Successor {
   readonly access: MintedSecret;
@@ -65,18 +68,15 @@ function usable(ctx: AppContext, row: RefreshToken | undefined, clientId: string
 
 async function reused(ctx: AppContext, row: RefreshToken, ip: string): Promise<OAuthError> {
   const now = ctx.now();
-  await revokeGrants(ctx.db, [row.grant_id], now);
-  await recordAudit(
-    ctx.db,
-    {
-      kind: 'refresh.reused',
-      accountId: row.account_id,
-      clientId: row.client_id,
-      ip,
-      detail: { grant_id: row.grant_id },
-    },
-    now,
-  );
+  const audit: AuditInput = {
+    kind: 'refresh.reused',
+    accountId: row.account_id,
+    clientId: row.client_id,
+    ip,
+    detail: { grant_id: row.grant_id },
+  };
+  await ctx.store.issuance.revokeGrant(row.grant_id, now, auditRow(audit, now));
+  auditWritten(audit.kind);
   return unusableRefreshToken();
 }
 
@@ -88,8 +88,6 @@ interface Rotation {
   readonly now: number;
   /** When the person authenticated for the grant, when already read. */
   readonly authTime?: number;
-  /** The rotation's one statement wrote the client's last use (PostgreSQL). */
-  readonly clientUseRecorded?: boolean;
 }
 
 /**
@@ -154,10 +152,7 @@ async function rotate(
     refreshToken: next.refresh.value,
   });
   const accessRow = accessTokenRow(ctx, owner, next.access, scopes, now);
-  const writes: RotationWrites = {
-    tokenHash: row.token_hash,
-    grantId: row.grant_id,
-    sealed,
+  const writes: TokenSetWrites = {
     access: accessRow,
     // RFC 6749 §6: a new refresh token keeps the scope of the one it replaces.
     refresh: refreshTokenRow(ctx, owner, next.refresh, splitScope(row.scopes), now),
@@ -171,16 +166,19 @@ async function rotate(
     client,
     now,
   };
-  const outcome = await writeRotation(ctx, writes);
-  if (outcome === 'lost' || outcome === 'revoked') return outcome;
-  return {
-    next,
-    accessExpiresAt: accessRow.expires_at,
-    scopes,
-    now,
-    authTime: outcome.authTime,
-    clientUseRecorded: outcome.clientUseRecorded,
-  };
+  // The grant first, then the token marked rotated once (on any instance), then the successor
+  // pair when the grant is live (docs/security.md "Lock order"); a rotation lost to another
+  // request has still used the grant (it answers that request's pair).
+  const outcome = await ctx.store.issuance.rotateRefreshToken(
+    row.token_hash,
+    row.grant_id,
+    sealed,
+    issuanceWrites(writes),
+  );
+  if (!outcome.spent) return 'lost';
+  if (outcome.authTime === undefined) return 'revoked';
+  auditWritten(writes.audit.kind);
+  return { next, accessExpiresAt: accessRow.expires_at, scopes, now, authTime: outcome.authTime };
 }
 
 async function firstUse(
@@ -209,7 +207,7 @@ export async function refreshTokenGrant(
   params: TokenParams,
   ip: string,
   read?: ReadWithClient<RefreshToken>,
-): Promise<Issued> {
+): Promise<TokenResponseBody> {
   const presented = required(params.refresh_token, 'refresh_token', 'send the refresh token to exchange');
   const tokenHash = hashSecret(presented);
   // PostgreSQL: the row was read with the client, in the same statement.
@@ -243,5 +241,5 @@ export async function refreshTokenGrant(
     idTokenAlg: client.id_token_signed_response_alg,
     now: rotation.now,
   });
-  return { body, clientUseRecorded: rotation.clientUseRecorded === true };
+  return body;
 }

@@ -11,13 +11,7 @@ import type { AppContext } from '../context.js';
 import { hashSecret } from '../crypto/tokens.js';
 import { PATHS } from '../paths.js';
 import { findAccountById } from '../storage/accounts.repository.js';
-import { findClientWithAccessToken } from '../storage/bearer-joined-reads.repository.js';
-import {
-  type AccessTokenWithAccount,
-  type BearerToken,
-  findBearerToken,
-} from '../storage/bearer-tokens.repository.js';
-import { dialectOf } from '../storage/dialect.js';
+import type { AccessTokenWithAccount, BearerToken } from '../storage/bearer-tokens.repository.js';
 import { findRefreshToken } from '../storage/refresh-tokens.repository.js';
 import type { Client, RefreshToken } from '../storage/schema.js';
 import { authenticateClient } from './client-auth.js';
@@ -70,7 +64,7 @@ async function lookup(ctx: AppContext, token: string, hint: string | undefined, 
   const hash = hashSecret(token);
   // An access token comes with its account's disabled flag (one query, as for bearer requests).
   const access = async () => {
-    const row = read !== NOT_READ ? read : await findBearerToken(ctx.db, hash);
+    const row = read !== NOT_READ ? read : await ctx.store.bearerTokens.find(hash);
     return row && { row, tokenType: 'Bearer' as const, accountDisabled: row.account_disabled };
   };
   const refresh = async () => {
@@ -131,13 +125,13 @@ export async function introspectRoutes(app: FastifyInstance, ctx: AppContext): P
       const presented = param(request.body.token);
       const hint = param(request.body.token_type_hint);
       let read: AccessRead = NOT_READ;
-      // PostgreSQL: the client and the access token in one statement (docs/performance.md
-      // "PostgreSQL"). The token's row is only looked at once the client has authenticated.
+      // The client and the access token read together (one statement where that saves a round
+      // trip). The token's row is only looked at once the client has authenticated.
       const readTogether =
-        presented !== undefined && hint !== 'refresh_token' && dialectOf(ctx.db) === 'postgres'
+        presented !== undefined && hint !== 'refresh_token'
           ? async (clientId: string) => {
-              const found = await findClientWithAccessToken(ctx.db, clientId, hashSecret(presented));
-              read = found.token;
+              const found = await ctx.store.clients.findWithAccessToken(clientId, hashSecret(presented));
+              read = found.row;
               return found.client;
             }
           : undefined;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { AuditEventRow, Client } from '../../src/storage/schema.js';
 import { DIALECTS, openTestStore, type TestStore } from '../helpers/stores.js';
+import { addAccount, addClient, addCode, addGrant, addToken } from '../ops/fixtures.js';
 
 const client = (id: string): Client => ({
   id,
@@ -67,6 +68,37 @@ for (const dialect of DIALECTS) {
         .where('id', '=', 'dyn_three')
         .executeTakeFirst();
       assert.equal(row, undefined);
+    });
+
+    it('findWithCode, findWithRefreshToken and findWithAccessToken answer the client and the row, whoever’s it is', async () => {
+      const db = t.storage.db;
+      const accountId = await addAccount(db, 1_000);
+      const owner = await addClient(db, 'dynamic', 1_000);
+      const other = await addClient(db, 'dynamic', 1_000);
+      const grant = { id: await addGrant(db, accountId, owner, 1_000), accountId, clientId: owner };
+      const code = await addCode(db, grant, 1_000, 1_060);
+      const refresh = await addToken(db, 'refresh_tokens', grant, 1_000, 90_000);
+      const access = await addToken(db, 'access_tokens', grant, 1_000, 4_600);
+      for (const clientId of [owner, other]) {
+        const withCode = await t.store.clients.findWithCode(clientId, code);
+        assert.equal(withCode.client?.id, clientId);
+        assert.equal(withCode.row?.client_id, owner);
+        assert.equal((await t.store.clients.findWithRefreshToken(clientId, refresh)).row?.grant_id, grant.id);
+        const withAccess = await t.store.clients.findWithAccessToken(clientId, access);
+        assert.equal(withAccess.row?.account_id, accountId);
+        assert.equal(withAccess.row?.account_disabled, 0);
+      }
+      assert.equal((await t.store.clients.findWithCode(owner, 'unknown')).row, undefined);
+      assert.deepEqual(await t.store.clients.findWithCode('dyn_unknown', code), {
+        client: undefined,
+        row: undefined,
+      });
+      // An id no client can have (PostgreSQL refuses NUL in text): unknown, not a fault.
+      assert.equal(await t.store.clients.find('dyn_\u0000'), undefined);
+      assert.deepEqual(await t.store.clients.findWithRefreshToken('dyn_\u0000', refresh), {
+        client: undefined,
+        row: undefined,
+      });
     });
   });
 }

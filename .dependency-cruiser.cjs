@@ -25,7 +25,6 @@ const ABOVE_STORAGE =
 // Modules above storage that still choose a backend themselves, moving into the store contract
 // (issue 45): this list only shrinks, and no new module joins it.
 const BACKEND_CHOICE_NOT_YET_IN_STORE = [
-  '^src/api/(account|account-answer-cache)\\.ts$',
   '^src/cli/commands/(backup|restore)\\.ts$',
 ];
 

@@ -7,10 +7,7 @@ import { notFound } from '../errors.js';
 import type { Principal } from '../resource-server/principal.js';
 import { updateAccount } from '../storage/accounts.repository.js';
 import type { TokenAccountRow } from '../storage/bearer-joined-reads.repository.js';
-import { prepared } from '../storage/prepared.js';
-import type { Role } from '../storage/schema.js';
-import { NOT_NOW, readNow } from '../storage/sqlite/read-now.js';
-import { accountAnswerNow } from './account-answer-cache.js';
+import type { AccountRow, MembershipRow } from '../storage/contract/accounts.js';
 import { isoTime } from './codec.js';
 
 const accountSchema = Type.Object(
@@ -51,28 +48,6 @@ function personOf(request: FastifyRequest): Extract<Principal, { kind: 'person' 
   return request.principal as Extract<Principal, { kind: 'person' }>;
 }
 
-const accountWithMemberships = prepared((db, accountId: string) =>
-  db
-    .selectFrom('accounts')
-    .leftJoin('memberships', 'memberships.account_id', 'accounts.id')
-    .leftJoin('schools', 'schools.id', 'memberships.school_id')
-    .select([
-      'accounts.id',
-      'accounts.email',
-      'accounts.name',
-      'accounts.locale',
-      'accounts.created_at',
-      'accounts.updated_at',
-    ])
-    .select(['schools.id as school_id', 'schools.slug', 'schools.name as school_name', 'memberships.role'])
-    .where('accounts.id', '=', accountId),
-);
-
-type AccountRow = Awaited<ReturnType<typeof accountWithMemberships.all>>[number];
-
-/** A row the left joins filled: a membership (its role) in a school (its id, slug and name). */
-type MembershipRow = AccountRow & { school_id: string; slug: string; school_name: string; role: Role };
-
 const isMembership = (r: AccountRow): r is MembershipRow =>
   r.school_id !== null && r.slug !== null && r.school_name !== null && r.role !== null;
 
@@ -98,24 +73,24 @@ function accountRowsOf(rows: readonly TokenAccountRow[]): AccountRow[] {
   }));
 }
 
-/** GET /account: synchronous when the kept answer or a synchronous read can serve it. */
+/** GET /account: synchronous when the store has the answer now. */
 function sendAccount(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
   const { accountId } = personOf(request);
-  // PostgreSQL: the guard read the account and its memberships with the token (one statement).
+  // The guard read the account and its memberships with the token (where the store does that).
   if (request.tokenAccount) return Promise.resolve(accountOf(accountRowsOf(request.tokenAccount)));
-  const body = accountAnswerNow(ctx.db, accountId, () => {
-    const rows = accountWithMemberships.allNow(ctx.db, accountId);
-    // The route's own response serializer: the same bytes Fastify would send for the object.
-    return rows.now ? readNow(reply.serialize(accountOf(rows.value)) as string) : NOT_NOW;
-  });
-  if (!body.now) return readAccount(ctx, accountId);
-  reply.type(JSON_TYPE).send(body.value);
+  // The route's own response serializer: the same bytes Fastify would send for the object.
+  const body = ctx.store.accounts.answerFor(accountId, (rows) => reply.serialize(accountOf(rows)) as string);
+  if (body instanceof Promise) {
+    return body.then((text) => {
+      reply.type(JSON_TYPE).send(text);
+    });
+  }
+  reply.type(JSON_TYPE).send(body);
   return undefined;
 }
 
-/** The account read as a promise (PostgreSQL, or while a transaction holds the SQLite connection). */
 async function readAccount(ctx: AppContext, accountId: string) {
-  return accountOf(await accountWithMemberships.all(ctx.db, accountId));
+  return accountOf(await ctx.store.accounts.withMemberships(accountId));
 }
 
 function accountOf(rows: AccountRow[]) {

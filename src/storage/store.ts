@@ -8,6 +8,7 @@
  * Each section is declared in contract/ and named for what it holds.
  */
 import type { Kysely } from 'kysely';
+import type { Accounts } from './contract/accounts.js';
 import type { BearerTokens } from './contract/bearer-tokens.js';
 import type { Clients } from './contract/clients.js';
 import type { Instances } from './contract/instances.js';
@@ -24,6 +25,7 @@ export interface Scope {
 }
 
 export interface Store {
+  readonly accounts: Accounts;
   readonly bearerTokens: BearerTokens;
   readonly clients: Clients;
   readonly instances: Instances;

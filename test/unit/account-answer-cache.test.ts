@@ -1,11 +1,11 @@
-/** The GET /account answer kept while unchanged (src/api/account-answer-cache.ts). */
+/** The GET /account answer kept while unchanged (src/storage/sqlite/account-answers.ts). */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'kysely';
-import { accountAnswerNow } from '../../src/api/account-answer-cache.js';
 import { openStorage, type Storage } from '../../src/storage/connect.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
+import { accountAnswerNow } from '../../src/storage/sqlite/account-answers.js';
 import { NOT_NOW, readNow } from '../../src/storage/sqlite/read-now.js';
 
 describe('the /account answer cache on SQLite', () => {

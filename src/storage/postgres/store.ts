@@ -6,6 +6,7 @@ import { revokeAccessInOneStatement, revokeOwnToken } from '../revocation.reposi
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
 import { inTransaction } from '../transaction.js';
+import { postgresAccounts } from './accounts.js';
 import { postgresBearerTokens } from './bearer-tokens.js';
 import { postgresClients } from './clients.js';
 import { postgresInstances } from './instances.js';
@@ -13,6 +14,7 @@ import { postgresIssuance } from './issuance.js';
 
 export function postgresStore(db: Kysely<Database>, pool: pg.Pool): Store {
   return {
+    accounts: postgresAccounts(db),
     bearerTokens: postgresBearerTokens(db),
     clients: postgresClients(db),
     issuance: postgresIssuance(db),

@@ -4,6 +4,7 @@ import { addToWindows } from '../rate-limit-windows.repository.js';
 import { revokeAccessThenAudit, revokeOwnToken } from '../revocation.repository.js';
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
+import { sqliteAccounts } from './account-answers.js';
 import { sqliteBearerTokens } from './bearer-tokens.js';
 import { sqliteClients } from './clients.js';
 import { sqliteInstances } from './instances.js';
@@ -11,6 +12,7 @@ import { sqliteIssuance } from './issuance.js';
 
 export function sqliteStore(db: Kysely<Database>): Store {
   const store: Store = {
+    accounts: sqliteAccounts(db),
     bearerTokens: sqliteBearerTokens(db),
     clients: sqliteClients(db),
     issuance: sqliteIssuance(db),

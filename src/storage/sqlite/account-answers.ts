@@ -1,12 +1,16 @@
 /**
- * The GET /account answer as sent (its serialised bytes), per account, kept while no row of its
- * three tables has changed or been added since it was read, so every answer is what a fresh read
- * would give (the change stamps of src/storage/sqlite/change-stamps.ts; SQLite only, NOT_NOW on
- * PostgreSQL). Agents ask who they act for at every start-up: the read with its two joins and the
- * serialisation were most of this request's own work (docs/performance.md 26).
+ * The accounts section (../contract/accounts.ts) on SQLite. The GET /account answer as sent (its
+ * serialised bytes), per account, is kept while no row of its three tables has changed or been
+ * added since it was read, so every answer is what a fresh read would give (the change stamps of
+ * change-stamps.ts). Agents ask who they act for at every start-up: the read with its two joins
+ * and the serialisation were most of this request's own work (docs/performance.md 26).
  */
-import { changedSince, snapshotStamp } from '../storage/sqlite/driver.js';
-import { NOT_NOW, type ReadNow } from '../storage/sqlite/read-now.js';
+import type { Kysely } from 'kysely';
+import { type AccountRow, accountWithMemberships } from '../account-memberships.repository.js';
+import type { Accounts } from '../contract/accounts.js';
+import type { Database } from '../schema.js';
+import { changedSince, snapshotStamp } from './driver.js';
+import { NOT_NOW, type ReadNow, readNow } from './read-now.js';
 
 // The answer is built from several rows (an account and its memberships' schools): a plain INSERT
 // of a membership (or any row) into one of these tables changes it too.
@@ -50,4 +54,18 @@ export function accountAnswerNow(
   const kept: Kept = { now: true, value: answer.value, stamp };
   answers.set(accountId, kept);
   return kept;
+}
+
+export function sqliteAccounts(db: Kysely<Database>): Accounts {
+  return {
+    withMemberships: (accountId) => accountWithMemberships.all(db, accountId),
+    answerFor(accountId, build: (rows: AccountRow[]) => string) {
+      const body = accountAnswerNow(db, accountId, () => {
+        const rows = accountWithMemberships.allNow(db, accountId);
+        return rows.now ? readNow(build(rows.value)) : NOT_NOW;
+      });
+      // Not now (a transaction holds the connection): the same read as a promise.
+      return body.now ? body.value : accountWithMemberships.all(db, accountId).then(build);
+    },
+  };
 }

@@ -22,12 +22,6 @@ const HTTP_LAYERS = [
 const ABOVE_STORAGE =
   '^src/(accounts|api|audit|cli|demo|docs|oauth|ops|pages|rate-limit|resource-server|school|sessions|signing-keys)/|^src/(app|serve|main|bootstrap|context|error-handler|health)\\.ts$';
 
-// Modules above storage that still choose a backend themselves, moving into the store contract
-// (issue 45): this list only shrinks, and no new module joins it.
-const BACKEND_CHOICE_NOT_YET_IN_STORE = [
-  '^src/cli/commands/(backup|restore)\\.ts$',
-];
-
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -68,7 +62,7 @@ module.exports = {
       severity: 'error',
       comment:
         'Above src/storage/ nothing knows SQLite from PostgreSQL: ask the store contract (src/storage/store.ts, ctx.store) for a whole operation, and let storage/sqlite/ and storage/postgres/ each implement it. Never dialectOf, never a backend folder.',
-      from: { path: ABOVE_STORAGE, pathNot: BACKEND_CHOICE_NOT_YET_IN_STORE },
+      from: { path: ABOVE_STORAGE },
       to: { path: '^src/storage/(sqlite|postgres)/|^src/storage/dialect\\.ts$' },
     },
     {

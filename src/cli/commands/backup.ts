@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { backupDatabaseFile, databaseFileOf } from '../../storage/database-file.js';
 import { requireExistingSqlite } from '../../storage/existing-database.js';
-import { backupSqlite, sqliteFileOf } from '../../storage/sqlite/copy.js';
 import { CommandError, defineCommand, UsageError } from '../command.js';
 
 /** `schoolauth backup --to FILE`: an online, consistent copy of a running SQLite database. */
@@ -14,7 +14,7 @@ export const backup = defineCommand({
     force: { type: 'boolean', description: 'replace the file at --to if there is one' },
   },
   async run(config, args, io) {
-    const source = sqliteFileOf(config.databaseUrl);
+    const source = databaseFileOf(config.databaseUrl);
     if (!source) {
       throw new CommandError(
         'backup copies a SQLite database file; for PostgreSQL use pg_dump -Fc or pg_basebackup (docs/deploy.md "Backups")',
@@ -30,7 +30,7 @@ export const backup = defineCommand({
     if (!args.force && existsSync(target)) {
       throw new UsageError(`--to ${args.to} already exists; name a new file, or add --force to replace it`);
     }
-    const { pages } = await backupSqlite(source, target, config.databaseTimeout * 1000).catch(
+    const { pages } = await backupDatabaseFile(source, target, config.databaseTimeout * 1000).catch(
       (error: Error) => {
         throw new CommandError(`cannot back up ${source} to ${target}: ${error.message}`);
       },

@@ -1,7 +1,13 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { holdsDatabase, restoreSqlite, sqliteFileOf } from '../../storage/sqlite/copy.js';
-import { DatabaseInUseError, holdServerLock, type ServerLock } from '../../storage/sqlite/server-lock.js';
+import {
+  DatabaseInUseError,
+  databaseFileOf,
+  holdServerLock,
+  holdsDatabase,
+  restoreDatabaseFile,
+  type ServerLock,
+} from '../../storage/database-file.js';
 import { CommandError, defineCommand, UsageError } from '../command.js';
 
 /**
@@ -40,7 +46,7 @@ export const restore = defineCommand({
     force: { type: 'boolean', description: 'replace a database that already holds data' },
   },
   async run(config, args, io) {
-    const target = sqliteFileOf(config.databaseUrl);
+    const target = databaseFileOf(config.databaseUrl);
     if (!target) {
       throw new CommandError(
         'restore writes a SQLite database file; for PostgreSQL use pg_restore (docs/deploy.md "Backups")',
@@ -60,7 +66,7 @@ export const restore = defineCommand({
       if (!args.force && holdsDatabase(target, timeoutMs)) {
         throw new UsageError(`${target} already holds a database; add --force to replace it with the backup`);
       }
-      const { pages } = await restoreSqlite(from, target, timeoutMs).catch((error: Error) => {
+      const { pages } = await restoreDatabaseFile(from, target, timeoutMs).catch((error: Error) => {
         throw new CommandError(`cannot restore ${from}: ${error.message}`);
       });
       io.stdout(

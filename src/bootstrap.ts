@@ -7,9 +7,7 @@ import { type AppContext, systemClock } from './context.js';
 import { type SealedKey, sealClearKeys } from './signing-keys/key-sealing.js';
 import { KeyStore } from './signing-keys/key-store.js';
 import { openStorage } from './storage/connect.js';
-import { migrateToLatest } from './storage/migrate.js';
-import { migrations } from './storage/migrations/index.js';
-import { refuseSchemaMismatch, schoolauthSchemas } from './storage/schema-mismatch.js';
+import { prepareDatabase } from './storage/schema-mismatch.js';
 
 export interface BootstrapOptions {
   /**
@@ -34,8 +32,6 @@ export interface Bootstrapped extends AppContext {
   readonly otherSchemas: readonly string[];
 }
 
-const FIRST_MIGRATION = Object.keys(migrations).sort()[0]!;
-
 export async function bootstrap(
   config: Config,
   now: () => number = systemClock,
@@ -54,9 +50,7 @@ export async function bootstrap(
   });
   try {
     // Without ?schema=, tables of ours in other schemas only: a dropped ?schema=, not a new database.
-    if (storage.dialect === 'postgres' && !storage.schema)
-      await refuseSchemaMismatch(storage.maintenanceDb, config.databaseUrl);
-    const ran = await migrateToLatest(storage.maintenanceDb, storage.schema);
+    const { newDatabase, otherSchemas } = await prepareDatabase(storage, config.databaseUrl);
     const keys = new KeyStore(storage, {
       idTokenTtl: config.idTokenTtl,
       keyEncryptionSecret: config.keyEncryptionSecret,
@@ -68,11 +62,6 @@ export async function bootstrap(
     const sealedKeys = config.keyEncryptionSecret
       ? await sealClearKeys(storage.db, config.keyEncryptionSecret, now)
       : [];
-    const newDatabase = ran.includes(FIRST_MIGRATION);
-    const otherSchemas =
-      newDatabase && storage.dialect === 'postgres' && storage.schema
-        ? (await schoolauthSchemas(storage.maintenanceDb)).filter((s) => s !== storage.schema)
-        : [];
     return {
       config,
       storage,

@@ -66,7 +66,7 @@ async function uploadWarnings(dir: string): Promise<Array<StartUpWarning | undef
 /** Said by the server and the CLI alike: either may be the one that created the database. */
 export function newDatabaseWarning(ctx: Bootstrapped): StartUpWarning | undefined {
   const { storage, config } = ctx;
-  if (!ctx.newDatabase || (storage.dialect === 'sqlite' && !storage.file)) return undefined;
+  if (!ctx.newDatabase || !storage.persistent) return undefined;
   const where = storage.file ?? maskDatabaseUrl(config.databaseUrl);
   // A mistyped ?schema= starts afresh beside the real data: name where schoolauth's tables are.
   const others = ctx.otherSchemas;

@@ -44,6 +44,8 @@ export interface Storage {
   readonly pool?: pg.Pool;
   /** The PostgreSQL schema in use, when not the default search path. */
   readonly schema?: string;
+  /** False for a database in memory, gone when the process ends (SQLite's `:memory:`). */
+  readonly persistent: boolean;
   /** The SQLite database file (absolute path); undefined in memory and on PostgreSQL. */
   readonly file?: string;
   /**
@@ -179,6 +181,7 @@ function sqliteStorage(database: SQLite.Database, path: string, options: OpenOpt
     maintenanceDb: db,
     offLoopDb,
     dialect: 'sqlite',
+    persistent: path !== ':memory:',
     checkpointsCaughtUp: checkpoints ? () => checkpoints.caughtUp() : atOnce,
     whileWarm: checkpoints ? (job, onPass) => whileWarm(path, job, onPass ? { onPass } : {}) : jobAlone,
     close,
@@ -220,6 +223,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Storage>
     maintenanceDb,
     offLoopDb: maintenanceDb,
     dialect: 'postgres',
+    persistent: true,
     pool,
     checkpointsCaughtUp: atOnce,
     whileWarm: jobAlone,

@@ -8,8 +8,14 @@
  */
 import { type Kysely, sql } from 'kysely';
 import { ConfigError } from '../config.js';
+import type { Storage } from './connect.js';
+import { migrateToLatest } from './migrate.js';
+import { migrations } from './migrations/index.js';
 import { maskDatabaseUrl } from './postgres-probe.js';
 import type { Database } from './schema.js';
+
+/** The first migration: a start that ran it created the database. */
+const FIRST_MIGRATION = Object.keys(migrations).sort()[0]!;
 
 /** Schemas holding schoolauth's tables: Kysely's migration table beside our signing keys. */
 export async function schoolauthSchemas(db: Kysely<Database>): Promise<string[]> {
@@ -41,4 +47,27 @@ export async function refuseSchemaMismatch(db: Kysely<Database>, databaseUrl: st
   throw new ConfigError([
     `DATABASE_URL=${maskDatabaseUrl(databaseUrl)}: ${where} has no schoolauth tables, but schema${found.length === 1 ? '' : 's'} ${schemas} of this database ${found.length === 1 ? 'has' : 'have'} them: ${fix}`,
   ]);
+}
+
+/** What a start found of the database: whether its migrations just created it, and where else ours are. */
+export interface Prepared {
+  readonly newDatabase: boolean;
+  /** A new PostgreSQL schema: the other schemas of the database with schoolauth's tables (a mistyped ?schema=). */
+  readonly otherSchemas: string[];
+}
+
+/**
+ * Brings the database to the latest schema at a start: on PostgreSQL without `?schema=`, first
+ * refuses a default schema empty of ours beside schemas that hold ours (refuseSchemaMismatch).
+ */
+export async function prepareDatabase(storage: Storage, databaseUrl: string): Promise<Prepared> {
+  const postgres = storage.dialect === 'postgres';
+  if (postgres && !storage.schema) await refuseSchemaMismatch(storage.maintenanceDb, databaseUrl);
+  const ran = await migrateToLatest(storage.maintenanceDb, storage.schema);
+  const newDatabase = ran.includes(FIRST_MIGRATION);
+  const otherSchemas =
+    newDatabase && postgres && storage.schema
+      ? (await schoolauthSchemas(storage.maintenanceDb)).filter((s) => s !== storage.schema)
+      : [];
+  return { newDatabase, otherSchemas };
 }

@@ -60,7 +60,7 @@ export async function bootstrap(
     // refused by the load before any key stored in clear is sealed under this secret.
     await keys.reload();
     const sealedKeys = config.keyEncryptionSecret
-      ? await sealClearKeys(storage.db, config.keyEncryptionSecret, now)
+      ? await sealClearKeys(storage.store, config.keyEncryptionSecret, now)
       : [];
     return {
       config,

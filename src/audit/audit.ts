@@ -2,10 +2,9 @@
  * The audit trail of security events (docs/security.md "Audit trail"). Each row says what happened, to whom, through
  * which client, from where, and when. A detail never holds a secret.
  */
-import type { Kysely } from 'kysely';
 import { countAuditEvent } from '../ops/metrics.js';
-import { insertAuditRow } from '../storage/audit.repository.js';
-import type { AuditEventRow, Database } from '../storage/schema.js';
+import type { AuditEventRow } from '../storage/schema.js';
+import type { Store } from '../storage/store.js';
 
 /** Every kind of audit event, in the order `schoolauth audit list --help` names them. */
 export const AUDIT_KINDS = [
@@ -48,9 +47,12 @@ export interface AuditInput {
   readonly detail?: Readonly<Record<string, string | number | boolean | null>>;
 }
 
-export async function recordAudit(db: Kysely<Database>, event: AuditInput, now: number): Promise<void> {
-  const row = auditRow(event, now);
-  await insertAuditRow(db, row);
+export async function recordAudit(
+  store: Pick<Store, 'audit'>,
+  event: AuditInput,
+  now: number,
+): Promise<void> {
+  await store.audit.record(auditRow(event, now));
   auditWritten(event.kind);
 }
 

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { createAccount } from '../accounts/accounts.js';
 import { countAccounts } from '../storage/accounts.repository.js';
-import type { Instances } from '../storage/contract/instances.js';
+import type { Store } from '../storage/store.js';
 import { seedDemoContent } from './content.js';
 
 export const DEMO_SCHOOL = 'demo';
@@ -23,8 +23,8 @@ export interface DemoSeed {
  * Seeds the demo school when the database has no account yet; returns what was created. Under a
  * lock: of several instances starting at once on one new database, exactly one seeds it.
  */
-export function seedDemoIfEmpty(instances: Instances, now: number): Promise<DemoSeed | undefined> {
-  return instances.alone('demo-seed', async (conn) => {
+export function seedDemoIfEmpty(instances: Store['instances'], now: number): Promise<DemoSeed | undefined> {
+  return instances.alone('demo-seed', async ({ db: conn }) => {
     if ((await countAccounts(conn)) > 0) return undefined;
     const password = randomBytes(12).toString('base64url');
     const { account, school } = await createAccount(

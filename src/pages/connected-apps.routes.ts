@@ -184,7 +184,7 @@ export async function connectedAppsRoutes(app: FastifyInstance, ctx: AppContext)
       const now = ctx.now();
       const ended = await forgetApp(ctx.db, accountId, clientId, now);
       await recordAudit(
-        ctx.db,
+        ctx.store,
         {
           kind: 'grant.revoked',
           accountId,

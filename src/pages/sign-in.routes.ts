@@ -97,7 +97,7 @@ export async function signInRoutes(app: FastifyInstance, ctx: AppContext): Promi
       }
       await endSession(ctx, request, reply);
       await recordAudit(
-        ctx.db,
+        ctx.store,
         { kind: 'signout', accountId: session.account.id, ip: request.ip },
         ctx.now(),
       );

@@ -38,7 +38,7 @@ export interface Credentials {
   readonly password: unknown;
 }
 
-type Ctx = Pick<AppContext, 'db' | 'now' | 'config'>;
+type Ctx = Pick<AppContext, 'db' | 'store' | 'now' | 'config'>;
 
 /** What checking credentials came to. */
 export type CredentialCheck =
@@ -107,14 +107,18 @@ async function settle(
   if (account && valid && !account.disabled) {
     await signinSucceeded(ctx, counted);
     const detail = { trusted_browser: trusted };
-    await recordAudit(ctx.db, { kind: 'signin.success', accountId: account.id, ip: request.ip, detail }, at);
+    await recordAudit(
+      ctx.store,
+      { kind: 'signin.success', accountId: account.id, ip: request.ip, detail },
+      at,
+    );
     return { outcome: 'signed-in', account };
   }
   // The failure was counted before the check: nothing more to count.
   const reason = !account ? 'unknown_account' : account.disabled ? 'account_disabled' : 'wrong_password';
   const detail = { reason, trusted_browser: trusted };
   await recordAudit(
-    ctx.db,
+    ctx.store,
     { kind: 'signin.failure', accountId: account?.id ?? null, ip: request.ip, detail },
     at,
   );

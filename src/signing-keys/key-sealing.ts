@@ -10,12 +10,9 @@
  * only that instance records the audit event. The private key itself does not change, so a
  * running instance that already opened it goes on signing with it.
  */
-import type { Kysely } from 'kysely';
-import { recordAudit } from '../audit/audit.js';
+import { type AuditInput, auditRow, auditWritten } from '../audit/audit.js';
 import { isSealed, sealPrivateKey } from '../crypto/key-encryption.js';
-import type { Database } from '../storage/schema.js';
-import { listAllKeys, sealKeyIfClear } from '../storage/signing-keys.repository.js';
-import { inTransaction } from '../storage/transaction.js';
+import type { Store } from '../storage/store.js';
 
 /** A key this start sealed: never its private half. */
 export interface SealedKey {
@@ -25,20 +22,19 @@ export interface SealedKey {
 
 /** Seals every key still stored in clear; answers those this call sealed. */
 export async function sealClearKeys(
-  db: Kysely<Database>,
+  store: Pick<Store, 'signingKeys'>,
   secret: string,
   now: () => number,
 ): Promise<SealedKey[]> {
-  const clear = (await listAllKeys(db)).filter((row) => !isSealed(row.private_jwk));
+  const clear = (await store.signingKeys.listAll()).filter((row) => !isSealed(row.private_jwk));
   const sealed: SealedKey[] = [];
   for (const row of clear) {
     const sealedJwk = sealPrivateKey(row.private_jwk, secret);
-    const won = await inTransaction(db, async (trx) => {
-      if (!(await sealKeyIfClear(trx, row.kid, row.private_jwk, sealedJwk))) return false;
-      await recordAudit(trx, { kind: 'key.sealed', detail: { kid: row.kid, alg: row.alg } }, now());
-      return true;
-    });
-    if (won) sealed.push({ kid: row.kid, alg: row.alg });
+    const audit: AuditInput = { kind: 'key.sealed', detail: { kid: row.kid, alg: row.alg } };
+    if (await store.signingKeys.sealIfClear(row.kid, row.private_jwk, sealedJwk, auditRow(audit, now()))) {
+      auditWritten(audit.kind);
+      sealed.push({ kid: row.kid, alg: row.alg });
+    }
   }
   return sealed;
 }

@@ -11,7 +11,6 @@
  *   retired   neither
  */
 import type { JWK } from 'jose';
-import type { Kysely } from 'kysely';
 import {
   DEFAULT_SIGNING_ALG,
   isSigningAlg,
@@ -22,16 +21,8 @@ import {
   type SigningAlg,
   type SigningKey,
 } from '../crypto/signing-key.js';
-import type { Instances } from '../storage/contract/instances.js';
-import type { Database, SigningKeyRow } from '../storage/schema.js';
-import {
-  findPendingKey,
-  insertKey,
-  listPublishedKeys,
-  retireCurrentKeys,
-} from '../storage/signing-keys.repository.js';
+import type { SigningKeyRow } from '../storage/schema.js';
 import type { Store } from '../storage/store.js';
-import { inTransaction } from '../storage/transaction.js';
 export type KeyState = 'next' | 'current' | 'previous' | 'retired';
 
 type KeyTimes = Pick<SigningKeyRow, 'activates_at' | 'retired_at' | 'retire_until'>;
@@ -112,7 +103,7 @@ export interface Rotation {
  * while a rotation of that algorithm is pending; the other algorithms' keys are left alone.
  */
 export async function rotateKeys(
-  db: Kysely<Database>,
+  store: Pick<Store, 'signingKeys'>,
   options: RotationOptions,
   alg: SigningAlg = DEFAULT_SIGNING_ALG,
 ): Promise<Rotation> {
@@ -123,17 +114,9 @@ export async function rotateKeys(
   const activatesAt = now + prepublicationDelay(options.jwksMaxAge);
   const previousUntil = activatesAt + options.idTokenTtl + KEY_PROPAGATION_MARGIN;
   const key = keyRow(material, now, activatesAt);
-  return inTransaction(db, async (trx) => {
-    // The conditional update runs first: it takes the write lock (SQLite) or the current key's row
-    // lock (PostgreSQL), so of two rotations at once the second finds nothing current to retire.
-    const retired = await retireCurrentKeys(trx, alg, now, activatesAt, previousUntil);
-    if (retired === 0) {
-      const pending = await findPendingKey(trx, alg, now);
-      if (pending) throw new RotationPending(pending);
-    }
-    await insertKey(trx, key);
-    return { key, previousUntil };
-  });
+  const { pending } = await store.signingKeys.rotate({ alg, key, now, previousUntil });
+  if (pending) throw new RotationPending(pending);
+  return { key, previousUntil };
 }
 
 interface LoadedKey {
@@ -159,15 +142,13 @@ export class KeyStore {
   /** Private keys already opened, by kid: a reload does not decrypt and parse them again. */
   private readonly opened = new Map<string, SigningKey>();
 
-  private readonly db: Kysely<Database>;
-  private readonly instances: Instances;
+  private readonly store: Store;
 
   constructor(
-    storage: { readonly db: Kysely<Database>; readonly store: Store },
+    storage: { readonly store: Store },
     private readonly options: KeyStoreOptions,
   ) {
-    this.db = storage.db;
-    this.instances = storage.store.instances;
+    this.store = storage.store;
   }
 
   /**
@@ -188,10 +169,10 @@ export class KeyStore {
 
   private async load(): Promise<Snapshot> {
     const now = this.options.now();
-    let rows = await listPublishedKeys(this.db, now);
+    let rows = await this.store.signingKeys.listPublished(now);
     if (missingAlgs(rows).length > 0) {
       await this.createFirstKeys();
-      rows = await listPublishedKeys(this.db, now);
+      rows = await this.store.signingKeys.listPublished(now);
     }
     // Two instances starting at once may both create a key: the newest signs, both are published.
     const keys = rows
@@ -231,15 +212,15 @@ export class KeyStore {
    * meanwhile.
    */
   private async createFirstKeys(): Promise<void> {
-    await this.instances.alone('first-signing-key', async (db) => {
-      const missing = missingAlgs(await listPublishedKeys(db, this.options.now()));
+    await this.store.instances.alone('first-signing-key', async ({ store }) => {
+      const missing = missingAlgs(await store.signingKeys.listPublished(this.options.now()));
       // A first key signs at once: no client can have been issued an ID token of an algorithm
       // that had no key, so no verifier holds a cached JWKS that lacks it and matters.
       const materials = await Promise.all(
         missing.map((alg) => newKeyMaterial(alg, this.options.keyEncryptionSecret)),
       );
       const at = this.options.now();
-      for (const material of materials) await insertKey(db, keyRow(material, at, at));
+      for (const material of materials) await store.signingKeys.insert(keyRow(material, at, at));
     });
   }
 

@@ -1,5 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { Database, SigningKeyRow } from './schema.js';
+import { insertAuditRow } from './audit.repository.js';
+import type { KeyRotation } from './contract/signing-keys.js';
+import type { AuditEventRow, Database, SigningKeyRow } from './schema.js';
+import { inTransaction } from './transaction.js';
 
 /** Keys still published: not retired, or retired but within their retire window. */
 export function listPublishedKeys(db: Kysely<Database>, now: number): Promise<SigningKeyRow[]> {
@@ -79,4 +82,34 @@ export async function sealKeyIfClear(
     .where('private_jwk', '=', clear)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** contract/signing-keys.ts `rotate`. */
+export function rotateSigningKey(db: Kysely<Database>, r: KeyRotation): Promise<{ pending?: SigningKeyRow }> {
+  return inTransaction(db, async (trx) => {
+    // The conditional update runs first: it takes the write lock (SQLite) or the current key's row
+    // lock (PostgreSQL), so of two rotations at once the second finds nothing current to retire.
+    const retired = await retireCurrentKeys(trx, r.alg, r.now, r.key.activates_at, r.previousUntil);
+    if (retired === 0) {
+      const pending = await findPendingKey(trx, r.alg, r.now);
+      if (pending) return { pending };
+    }
+    await insertKey(trx, r.key);
+    return {};
+  });
+}
+
+/** contract/signing-keys.ts `sealIfClear`. */
+export function sealKeyWithAudit(
+  db: Kysely<Database>,
+  kid: string,
+  clear: string,
+  sealed: string,
+  audit: AuditEventRow,
+): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    if (!(await sealKeyIfClear(trx, kid, clear, sealed))) return false;
+    await insertAuditRow(trx, audit);
+    return true;
+  });
 }

@@ -9,12 +9,14 @@
  */
 import type { Kysely } from 'kysely';
 import type { Accounts } from './contract/accounts.js';
+import type { Audit } from './contract/audit.js';
 import type { BearerTokens } from './contract/bearer-tokens.js';
 import type { Clients } from './contract/clients.js';
 import type { Instances } from './contract/instances.js';
 import type { Issuance } from './contract/issuance.js';
 import type { RateLimitWindows } from './contract/rate-limit-windows.js';
 import type { Revocation } from './contract/revocation.js';
+import type { SigningKeys } from './contract/signing-keys.js';
 import type { Database } from './schema.js';
 
 /** The database as one request's work sees it inside `oneTransaction`. */
@@ -26,12 +28,14 @@ export interface Scope {
 
 export interface Store {
   readonly accounts: Accounts;
+  readonly audit: Audit;
   readonly bearerTokens: BearerTokens;
   readonly clients: Clients;
-  readonly instances: Instances;
+  readonly instances: Instances<Scope>;
   readonly issuance: Issuance;
   readonly rateLimitWindows: RateLimitWindows;
   readonly revocation: Revocation;
+  readonly signingKeys: SigningKeys;
   /**
    * Runs a request's reads and writes as one transaction where that saves the database work
    * (PostgreSQL: one BEGIN … COMMIT instead of one per statement; docs/performance.md

@@ -63,7 +63,7 @@ for (const [dialect, alg] of DIALECTS.flatMap((d) => SIGNING_ALGS.map((a) => [d,
       const firstSeen = new Map<string, number>([[initial, Number.NEGATIVE_INFINITY]]);
       const cachedAt = new Map<string, JSONWebKeySet>();
       const rotatedAt = t.clock.now();
-      const { key } = await rotateKeys(t.ctx.db, options(), alg);
+      const { key } = await rotateKeys(t.ctx.store, options(), alg);
       assert.equal(key.alg, alg);
       const learnsAt = KEY_RELOAD_INTERVAL + KEY_RELOAD_SLACK;
       assert.equal(key.activates_at, rotatedAt + t.config.jwksMaxAge + learnsAt);
@@ -122,9 +122,9 @@ for (const [dialect, alg] of DIALECTS.flatMap((d) => SIGNING_ALGS.map((a) => [d,
     });
 
     it('a second rotation while one is pending is refused and changes nothing; other algorithms rotate on their own', async () => {
-      const { key } = await rotateKeys(t.ctx.db, options(), alg);
+      const { key } = await rotateKeys(t.ctx.store, options(), alg);
       const before = await t.ctx.db.selectFrom('signing_keys').selectAll().orderBy('kid').execute();
-      await assert.rejects(rotateKeys(t.ctx.db, options(), alg), (error: unknown) => {
+      await assert.rejects(rotateKeys(t.ctx.store, options(), alg), (error: unknown) => {
         assert.ok(error instanceof RotationPending);
         assert.equal(error.pending.kid, key.kid);
         return true;
@@ -134,13 +134,13 @@ for (const [dialect, alg] of DIALECTS.flatMap((d) => SIGNING_ALGS.map((a) => [d,
         before,
       );
       const other = SIGNING_ALGS.find((a) => a !== alg)!;
-      const { key: otherKey } = await rotateKeys(t.ctx.db, options(), other);
+      const { key: otherKey } = await rotateKeys(t.ctx.store, options(), other);
       assert.equal(otherKey.alg, other);
       // Two rotations at once: exactly one wins.
       t.clock.advance(prepublicationDelay(t.config.jwksMaxAge));
       const outcomes = await Promise.allSettled([
-        rotateKeys(t.ctx.db, options(), alg),
-        rotateKeys(t.ctx.db, options(), alg),
+        rotateKeys(t.ctx.store, options(), alg),
+        rotateKeys(t.ctx.store, options(), alg),
       ]);
       assert.deepEqual(outcomes.map((o) => o.status).sort(), ['fulfilled', 'rejected']);
       t.clock.advance(prepublicationDelay(t.config.jwksMaxAge));
@@ -148,7 +148,7 @@ for (const [dialect, alg] of DIALECTS.flatMap((d) => SIGNING_ALGS.map((a) => [d,
 
     it('instances that loaded the same keys switch at the same moment, without a notification', async () => {
       const other = new KeyStore(t.ctx, { ...options() });
-      const { key } = await rotateKeys(t.ctx.db, options(), alg);
+      const { key } = await rotateKeys(t.ctx.store, options(), alg);
       await Promise.all([t.ctx.keys.reload(), other.reload()]);
       t.clock.advance(key.activates_at - t.clock.now() - 1);
       assert.notEqual(t.ctx.keys.signingKey(alg).kid, key.kid);
@@ -167,7 +167,7 @@ for (const [dialect, alg] of DIALECTS.flatMap((d) => SIGNING_ALGS.map((a) => [d,
     it('keys stored with KEY_ENCRYPTION_SECRET are encrypted at rest and still load', async () => {
       t.clock.advance(prepublicationDelay(t.config.jwksMaxAge));
       const secret = 'x'.repeat(40);
-      const { key } = await rotateKeys(t.ctx.db, { ...options(), keyEncryptionSecret: secret }, alg);
+      const { key } = await rotateKeys(t.ctx.store, { ...options(), keyEncryptionSecret: secret }, alg);
       assert.ok(key.private_jwk.startsWith('enc:v1:'));
       assert.ok(!key.private_jwk.includes('"d"'));
       const store = new KeyStore(t.ctx, { ...options(), keyEncryptionSecret: secret });
@@ -184,7 +184,7 @@ describe('JWKS_MAX_AGE', () => {
     try {
       const res = await t.app.inject('/.well-known/jwks.json');
       assert.equal(res.headers['cache-control'], 'public, max-age=300');
-      const { key } = await rotateKeys(t.ctx.db, {
+      const { key } = await rotateKeys(t.ctx.store, {
         idTokenTtl: t.config.idTokenTtl,
         keyEncryptionSecret: undefined,
         jwksMaxAge: t.config.jwksMaxAge,

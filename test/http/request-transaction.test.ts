@@ -9,9 +9,10 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { type Kysely, sql } from 'kysely';
-import { recordAudit } from '../../src/audit/audit.js';
+import { auditRow, recordAudit } from '../../src/audit/audit.js';
 import { OAuthError } from '../../src/errors.js';
 import { inRequestTransaction } from '../../src/oauth/request-transaction.js';
+import { insertAuditRow } from '../../src/storage/audit.repository.js';
 import type { Database } from '../../src/storage/schema.js';
 import { inTransaction, TRANSACTION_ATTEMPTS } from '../../src/storage/transaction.js';
 import { createTestApp, DIALECTS, PG_URL, type TestApp } from '../helpers/app.js';
@@ -26,7 +27,7 @@ for (const dialect of DIALECTS) {
 
     /** Writes one audit row marked with `marker` (as client_id). */
     const write = (db: Kysely<Database>, marker: string) =>
-      recordAudit(db, { kind: 'token.revoked', clientId: marker }, t.clock.now());
+      insertAuditRow(db, auditRow({ kind: 'token.revoked', clientId: marker }, t.clock.now()));
     const written = async (marker: string) =>
       (await t.ctx.db.selectFrom('audit_events').select('id').where('client_id', '=', marker).execute())
         .length;
@@ -93,7 +94,7 @@ describe('a transaction PostgreSQL rolled back to be rerun runs again [postgres]
     const ids: number[] = [];
     for (const m of ['lock-a', 'lock-b']) {
       await recordAudit(
-        t.ctx.db,
+        t.ctx.store,
         { kind: 'token.revoked', clientId: `${m}-${randomBytes(4).toString('hex')}` },
         0,
       );

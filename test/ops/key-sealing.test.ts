@@ -127,7 +127,7 @@ for (const dialect of DIALECTS) {
       const instances = await Promise.all(Array.from({ length: 4 }, () => openStorage(database.url)));
       try {
         const sealed = await Promise.all(
-          instances.map((s) => sealClearKeys(s.db, SECRET, () => Math.floor(Date.now() / 1000))),
+          instances.map((s) => sealClearKeys(s.store, SECRET, () => Math.floor(Date.now() / 1000))),
         );
         const kids = sealed.flat().map((k) => k.kid);
         assert.deepEqual(kids.sort(), [...before.keys()].sort(), 'each key sealed by exactly one instance');

@@ -95,7 +95,7 @@ describe('/metrics', () => {
       'code.replayed',
       'refresh.reused',
     ] as const) {
-      await recordAudit(t.ctx.db, { kind }, now);
+      await recordAudit(t.ctx.store, { kind }, now);
     }
     const after = await scrape();
     const delta = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);

@@ -32,7 +32,7 @@ export const accountJoin = defineCommand({
       },
     );
     await recordAudit(
-      ctx.db,
+      ctx.store,
       { kind: 'account.joined', accountId: account.id, detail: { school: slug, role } },
       now,
     );
@@ -55,7 +55,7 @@ export const accountEnable = defineCommand({
     }
     const now = ctx.now();
     await updateAccount(ctx.db, account.id, { disabled: 0 }, now);
-    await recordAudit(ctx.db, { kind: 'account.enabled', accountId: account.id }, now);
+    await recordAudit(ctx.store, { kind: 'account.enabled', accountId: account.id }, now);
     io.stdout(
       `enabled ${account.email}: it can sign in again (the sessions and tokens revoked when it was disabled stay revoked)\n`,
     );

@@ -107,7 +107,7 @@ export const accountCreate = defineCommand({
         ctx.now(),
       );
       await recordAudit(
-        ctx.db,
+        ctx.store,
         { kind: 'account.created', accountId: account.id, detail: { school: school.slug, role } },
         ctx.now(),
       );
@@ -166,7 +166,7 @@ export const accountDisable = defineCommand({
       // Grant first, as every write to a grant's rows (docs/security.md "Lock order").
       await revokeAccountGrantsWithin(trx, account.id, now);
     });
-    await recordAudit(ctx.db, { kind: 'account.disabled', accountId: account.id }, now);
+    await recordAudit(ctx.store, { kind: 'account.disabled', accountId: account.id }, now);
     io.stdout(`disabled ${account.email}; its sessions and tokens were revoked\n`);
   },
 });
@@ -205,7 +205,7 @@ export const accountResetPassword = defineCommand({
       return { sessions: Number(sessions.numDeletedRows), apps };
     });
     await recordAudit(
-      ctx.db,
+      ctx.store,
       {
         kind: 'account.password_reset',
         accountId: account.id,

@@ -70,7 +70,7 @@ async function setRule(ctx: AppContext, target: Target, decision: MetadataRuleDe
   const rule = { target_kind: target.kind, target: target.target, decision, created_at: now };
   const revoked = decision === 'block' ? await revokeBlocked(ctx, rule) : 0;
   await recordAudit(
-    ctx.db,
+    ctx.store,
     {
       kind: 'client_metadata.rule_set',
       clientId: target.kind === 'client_id' ? target.target : null,
@@ -116,7 +116,7 @@ export const clientClearRule = defineCommand({
       throw new CommandError(`no rule for ${describeTarget(target)}; schoolauth client rules lists them`);
     }
     await recordAudit(
-      ctx.db,
+      ctx.store,
       {
         kind: 'client_metadata.rule_cleared',
         clientId: target.kind === 'client_id' ? target.target : null,

@@ -67,7 +67,7 @@ export const clientCreate = defineCommand({
       last_used_at: null,
     };
     await insertClient(ctx.db, client);
-    await recordAudit(ctx.db, { kind: 'client.created', clientId: client.id, detail: { name } }, now);
+    await recordAudit(ctx.store, { kind: 'client.created', clientId: client.id, detail: { name } }, now);
     io.stdout(`client_id: ${client.id}\n`);
     if (secret) {
       // Shown once on the terminal; only its hash is stored.
@@ -118,7 +118,7 @@ export const clientDisable = defineCommand({
     const grantIds = await disableClient(ctx.db, client.id);
     await revokeGrants(ctx.db, grantIds, now);
     await recordAudit(
-      ctx.db,
+      ctx.store,
       { kind: 'client.disabled', clientId: client.id, detail: { grants_revoked: grantIds.length } },
       now,
     );
@@ -143,7 +143,7 @@ export const clientEnable = defineCommand({
     }
     const now = ctx.now();
     await enableClient(ctx.db, client.id);
-    await recordAudit(ctx.db, { kind: 'client.enabled', clientId: client.id }, now);
+    await recordAudit(ctx.store, { kind: 'client.enabled', clientId: client.id }, now);
     io.stdout(
       `enabled ${client.id} (${client.name}): it may ask for authorization again; people let it in anew (the grants revoked when it was disabled stay revoked)\n`,
     );

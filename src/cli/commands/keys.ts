@@ -8,7 +8,6 @@ import {
   RotationPending,
   rotateKeys,
 } from '../../signing-keys/key-store.js';
-import { listAllKeys } from '../../storage/signing-keys.repository.js';
 import { type CliIo, CommandError, defineCommand, isoTime, table } from '../command.js';
 
 /** "2026-01-31T12:00:00Z (in 65 s)": a moment and how far away it is. */
@@ -34,7 +33,7 @@ export const keysRotate = defineCommand({
     for (const alg of algs) {
       try {
         const rotation = await rotateKeys(
-          ctx.db,
+          ctx.store,
           {
             idTokenTtl: ctx.config.idTokenTtl,
             keyEncryptionSecret: ctx.config.keyEncryptionSecret,
@@ -64,7 +63,7 @@ export const keysRotate = defineCommand({
 async function announce(ctx: AppContext, { key, previousUntil }: Rotation, io: CliIo): Promise<void> {
   const now = key.created_at;
   await recordAudit(
-    ctx.db,
+    ctx.store,
     { kind: 'key.rotated', detail: { kid: key.kid, alg: key.alg, activates_at: key.activates_at } },
     now,
   );
@@ -84,7 +83,7 @@ export const keysList = defineCommand({
   options: {},
   async run(ctx, _args, io) {
     const now = ctx.now();
-    const rows = await listAllKeys(ctx.db);
+    const rows = await ctx.store.signingKeys.listAll();
     io.stdout(
       table(
         rows.map((k) => {

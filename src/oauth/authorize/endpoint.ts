@@ -81,7 +81,7 @@ async function issueCode(
     authTime: session.authTime,
   });
   await recordAudit(
-    x.ctx.db,
+    x.ctx.store,
     {
       kind: 'code.issued',
       accountId: session.account.id,
@@ -163,7 +163,7 @@ async function consentStep(x: Exchange, flow: Flow, body: Record<string, unknown
   const now = x.ctx.now();
   if (body.decision !== DECISIONS.allow && body.decision !== DECISIONS.readOnly) {
     await recordAudit(
-      x.ctx.db,
+      x.ctx.store,
       { kind: 'consent.denied', accountId, clientId: flow.client.id, ip: x.request.ip },
       now,
     );
@@ -192,7 +192,7 @@ async function consentStep(x: Exchange, flow: Flow, body: Record<string, unknown
   await saveClient(x, flow);
   await saveConsent(x.ctx.db, accountId, flow.client.id, remembered.join(' '), now);
   await recordAudit(
-    x.ctx.db,
+    x.ctx.store,
     {
       kind: 'consent.granted',
       accountId,
@@ -214,7 +214,7 @@ async function switchStep(x: Exchange, flow: Flow, body: Record<string, unknown>
     }
     await endSession(x.ctx, x.request, x.reply);
     await recordAudit(
-      x.ctx.db,
+      x.ctx.store,
       { kind: 'signout', accountId: session.account.id, ip: x.request.ip },
       x.ctx.now(),
     );

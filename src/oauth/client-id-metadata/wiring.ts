@@ -15,7 +15,7 @@ import { type FetchReport, MetadataDocuments } from './documents.js';
 async function report(ctx: AppContext, fetch: FetchReport): Promise<void> {
   countClientMetadataFetch(fetch.outcome);
   await recordAudit(
-    ctx.db,
+    ctx.store,
     {
       kind: fetch.outcome === 'ok' ? 'client_metadata.fetched' : 'client_metadata.refused',
       clientId: fetch.url,

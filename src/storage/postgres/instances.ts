@@ -7,11 +7,16 @@ import { type Kysely, sql } from 'kysely';
 import type pg from 'pg';
 import type { Instances } from '../contract/instances.js';
 import type { Database } from '../schema.js';
+import type { Scope } from '../store.js';
 import { KEYS_CHANNEL, KeyListener } from './key-listener.js';
 
 const lockKey = (name: string) => sql`hashtext(${`schoolauth:${name}:`} || current_schema())`;
 
-export function postgresInstances(db: Kysely<Database>, pool: pg.Pool): Instances {
+export function postgresInstances(
+  db: Kysely<Database>,
+  pool: pg.Pool,
+  scopeOn: (conn: Kysely<Database>) => Scope,
+): Instances<Scope> {
   return {
     tryAlone: (name, job) =>
       db.connection().execute(async (conn) => {
@@ -31,7 +36,7 @@ export function postgresInstances(db: Kysely<Database>, pool: pg.Pool): Instance
         const key = lockKey(name);
         await sql`select pg_advisory_lock(${key})`.execute(conn);
         try {
-          return await work(conn);
+          return await work(scopeOn(conn));
         } finally {
           await sql`select pg_advisory_unlock(${key})`.execute(conn);
         }

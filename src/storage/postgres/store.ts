@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { addToWindows } from '../rate-limit-windows.repository.js';
 import { revokeAccessInOneStatement, revokeOwnToken } from '../revocation.repository.js';
 import type { Database } from '../schema.js';
+import { auditSection, signingKeysSection } from '../shared-sections.js';
 import type { Store } from '../store.js';
 import { inTransaction } from '../transaction.js';
 import { postgresAccounts } from './accounts.js';
@@ -15,12 +16,14 @@ import { postgresIssuance } from './issuance.js';
 export function postgresStore(db: Kysely<Database>, pool: pg.Pool): Store {
   return {
     accounts: postgresAccounts(db),
+    audit: auditSection(db),
     bearerTokens: postgresBearerTokens(db),
     clients: postgresClients(db),
     issuance: postgresIssuance(db),
-    instances: postgresInstances(db, pool),
+    instances: postgresInstances(db, pool, (conn) => ({ store: postgresStore(conn, pool), db: conn })),
     rateLimitWindows: { shared: true, add: (increments) => addToWindows(db, increments) },
     revocation: { revokeOwn: (r) => revokeOwnToken(db, r, revokeAccessInOneStatement) },
+    signingKeys: signingKeysSection(db),
     // The store on the transaction's connection: every operation of `work` joins it.
     oneTransaction: (work) => inTransaction(db, (trx) => work({ store: postgresStore(trx, pool), db: trx })),
   };

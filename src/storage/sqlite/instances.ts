@@ -3,11 +3,10 @@
  * "alone" means alone in this process, where the callers of one name take turns; the keys'
  * change is seen by the server's periodic reload.
  */
-import type { Kysely } from 'kysely';
 import type { Instances } from '../contract/instances.js';
-import type { Database } from '../schema.js';
+import type { Scope } from '../store.js';
 
-export function sqliteInstances(db: Kysely<Database>): Instances {
+export function sqliteInstances(scope: () => Scope): Instances<Scope> {
   const running = new Set<string>();
   /** The last turn taken of each name; the next caller waits for it. */
   const turns = new Map<string, Promise<unknown>>();
@@ -23,7 +22,7 @@ export function sqliteInstances(db: Kysely<Database>): Instances {
     },
     alone(name, work) {
       const before = turns.get(name) ?? Promise.resolve();
-      const turn = before.catch(() => undefined).then(() => work(db));
+      const turn = before.catch(() => undefined).then(() => work(scope()));
       const settled = turn.catch(() => undefined);
       turns.set(name, settled);
       void settled.then(() => {

@@ -66,6 +66,17 @@ module.exports = {
       to: { path: '^src/storage/(sqlite|postgres)/|^src/storage/dialect\\.ts$' },
     },
     {
+      name: 'oauth-through-the-store',
+      severity: 'error',
+      comment:
+        'The authorization server and the resource server reach the database only through the store contract (ctx.store; src/storage/store.ts and contract/): never Kysely, never a repository. What storage/ offers them besides: the row types (schema.ts), what a client row means (client-rows.ts), and the transaction and outage errors (transaction.ts, unavailable.ts).',
+      from: { path: '^src/(oauth|resource-server)/' },
+      to: {
+        path: ['^src/storage/', 'node_modules/kysely/'],
+        pathNot: '^src/storage/(store|schema|client-rows|transaction|unavailable)\\.ts$|^src/storage/contract/',
+      },
+    },
+    {
       name: 'school-domain-not-http',
       severity: 'error',
       comment:

@@ -6,8 +6,8 @@ import type { AppContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { Principal } from '../resource-server/principal.js';
 import { updateAccount } from '../storage/accounts.repository.js';
-import type { TokenAccountRow } from '../storage/bearer-joined-reads.repository.js';
 import type { AccountRow, MembershipRow } from '../storage/contract/accounts.js';
+import type { TokenAccountRow } from '../storage/contract/bearer-tokens.js';
 import { isoTime } from './codec.js';
 
 const accountSchema = Type.Object(

@@ -5,7 +5,6 @@
  */
 import type { AppContext } from '../context.js';
 import { mintSecret, timeOrderedId } from '../crypto/tokens.js';
-import { insertGrantWithCode } from '../storage/grants.repository.js';
 
 export interface CodeRequest {
   readonly clientId: string;
@@ -26,15 +25,14 @@ export interface IssuedCode {
 }
 
 export async function issueAuthorizationCode(
-  ctx: Pick<AppContext, 'db' | 'config' | 'now'>,
+  ctx: Pick<AppContext, 'store' | 'config' | 'now'>,
   request: CodeRequest,
 ): Promise<IssuedCode> {
   const now = ctx.now();
   const code = mintSecret('code');
   const grantId = timeOrderedId('grt_');
   const scopes = request.scopes.join(' ');
-  await insertGrantWithCode(
-    ctx.db,
+  await ctx.store.tokens.issueCode(
     {
       id: grantId,
       account_id: request.accountId,

@@ -7,7 +7,6 @@
 import type { AppContext } from '../context.js';
 import { hashSecret, safeEqual } from '../crypto/tokens.js';
 import { OAuthError } from '../errors.js';
-import { findClient } from '../storage/clients.repository.js';
 import type { Client } from '../storage/schema.js';
 import { CLIENT_AUTH_HINT, parseBasicAuthorization } from './basic-auth.js';
 import { isBlockedMetadataClient } from './client-id-metadata/blocked.js';
@@ -100,10 +99,10 @@ function checkSecret(client: Client, given: Presented): void {
  * the same statement); every check below is made on what it answers.
  */
 export async function authenticateClient(
-  ctx: Pick<AppContext, 'db'>,
+  ctx: Pick<AppContext, 'store'>,
   credentials: ClientCredentials,
   judged?: (proven: Client | undefined) => void,
-  read: (clientId: string) => Promise<Client | undefined> = (clientId) => findClient(ctx.db, clientId),
+  read: (clientId: string) => Promise<Client | undefined> = (clientId) => ctx.store.clients.find(clientId),
 ): Promise<Client> {
   let client: Client;
   try {
@@ -118,7 +117,7 @@ export async function authenticateClient(
 }
 
 async function identify(
-  ctx: Pick<AppContext, 'db'>,
+  ctx: Pick<AppContext, 'store'>,
   credentials: ClientCredentials,
   read: (clientId: string) => Promise<Client | undefined>,
 ): Promise<Client> {
@@ -127,7 +126,7 @@ async function identify(
     throw invalidClient(`client_id is missing; ${CLIENT_AUTH_HINT}`, false);
   }
   const found = await read(given.clientId);
-  const usable = found && found.disabled !== 1 && !(await isBlockedMetadataClient(ctx.db, found));
+  const usable = found && found.disabled !== 1 && !(await isBlockedMetadataClient(ctx.store, found));
   const client = usable ? found : undefined;
   if (!client) {
     throw invalidClient(

@@ -10,9 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { hashSecret } from '../crypto/tokens.js';
 import { PATHS } from '../paths.js';
-import { findAccountById } from '../storage/accounts.repository.js';
-import type { AccessTokenWithAccount, BearerToken } from '../storage/bearer-tokens.repository.js';
-import { findRefreshToken } from '../storage/refresh-tokens.repository.js';
+import type { AccessTokenWithAccount, BearerToken } from '../storage/contract/bearer-tokens.js';
 import type { Client, RefreshToken } from '../storage/schema.js';
 import { authenticateClient } from './client-auth.js';
 import { clientCredentials, param, requireForm } from './form-request.js';
@@ -68,7 +66,7 @@ async function lookup(ctx: AppContext, token: string, hint: string | undefined, 
     return row && { row, tokenType: 'Bearer' as const, accountDisabled: row.account_disabled };
   };
   const refresh = async () => {
-    const row = await findRefreshToken(ctx.db, hash);
+    const row = await ctx.store.tokens.findRefresh(hash);
     return row && { row, tokenType: 'refresh_token' as const, accountDisabled: undefined };
   };
   // RFC 7662 §2.1: the hint only orders the search.
@@ -90,7 +88,7 @@ async function introspect(
   const disabled =
     found.accountDisabled !== undefined
       ? found.accountDisabled
-      : (await findAccountById(ctx.db, found.row.account_id))?.disabled;
+      : (await ctx.store.accounts.findById(found.row.account_id))?.disabled;
   if (disabled !== 0) return INACTIVE;
   return {
     active: true,

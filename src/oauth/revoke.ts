@@ -58,8 +58,8 @@ export async function revokeRoutes(app: FastifyInstance, ctx: AppContext): Promi
     },
     async (request, reply) => {
       // The client's lookup and the revocation in one transaction where that is cheaper (request-transaction.ts).
-      const revoked = await inRequestTransaction(ctx.store, async ({ db, store }) => {
-        const client = await authenticateClient({ db }, clientCredentials(request));
+      const revoked = await inRequestTransaction(ctx.store, async ({ store }) => {
+        const client = await authenticateClient({ store }, clientCredentials(request));
         const token = required(
           param(request.body.token),
           'token',

@@ -16,8 +16,7 @@ import {
   invalidToken,
   readAuthorizationHeader,
 } from '../resource-server/bearer.js';
-import { findAccountById } from '../storage/accounts.repository.js';
-import type { BearerToken } from '../storage/bearer-tokens.repository.js';
+import type { BearerToken } from '../storage/contract/bearer-tokens.js';
 import type { AccountClaims } from '../storage/contract/bearer-tokens.js';
 import { splitScope } from './scopes.js';
 import { NO_STORE, OAuthErrorBody } from './wire-schemas.js';
@@ -102,7 +101,7 @@ export async function userinfoRoutes(app: FastifyInstance, ctx: AppContext): Pro
     },
     handler: async (request, reply) => {
       const token = request.userinfoToken!;
-      const account = request.userinfoAccount ?? (await findAccountById(ctx.db, token.account_id));
+      const account = request.userinfoAccount ?? (await ctx.store.accounts.findById(token.account_id));
       if (!account)
         throw invalidToken(ctx.config.issuer, 'the account this access token acts for no longer exists');
       return reply.headers(NO_STORE).send(claimsFor(account, splitScope(token.scopes)));

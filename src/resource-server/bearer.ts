@@ -6,7 +6,7 @@
 import type { AppContext } from '../context.js';
 import { OAuthError } from '../errors.js';
 import { PATHS } from '../paths.js';
-import type { AccessTokenWithAccount, BearerToken } from '../storage/bearer-tokens.repository.js';
+import type { AccessTokenWithAccount, BearerToken } from '../storage/contract/bearer-tokens.js';
 
 /** RFC 6750 §2.1: `Bearer` SP token68. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;

@@ -13,8 +13,7 @@ import type { AppContext } from '../context.js';
 import { hashSecret } from '../crypto/tokens.js';
 import { ApiError, OAuthError } from '../errors.js';
 import { PATHS } from '../paths.js';
-import type { BearerToken } from '../storage/bearer-tokens.repository.js';
-import type { AccessTokenWithAccount, MaybeNow } from '../storage/contract/bearer-tokens.js';
+import type { AccessTokenWithAccount, BearerToken, MaybeNow } from '../storage/contract/bearer-tokens.js';
 import { acceptToken, insufficientScope, invalidToken, readAuthorizationHeader } from './bearer.js';
 import { type Access, ANONYMOUS, type Principal } from './principal.js';
 

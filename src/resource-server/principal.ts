@@ -3,7 +3,7 @@
  * (docs/decisions.md "What the customer's interface description fixes"); a request with a valid token acts as the person who granted it, limited to the
  * token's scopes.
  */
-import type { TokenAccountRow } from '../storage/bearer-joined-reads.repository.js';
+import type { TokenAccountRow } from '../storage/contract/bearer-tokens.js';
 
 export type Principal =
   | { readonly kind: 'anonymous' }

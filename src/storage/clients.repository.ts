@@ -19,32 +19,9 @@ export async function findClient(db: Kysely<Database>, id: string): Promise<Clie
   return byId.first(db, id);
 }
 
-/** How stale a client's last use may get before a token request writes it again (seconds). */
-export const CLIENT_TOUCH_INTERVAL = 60;
-
-/**
- * Records that the client was used. last_used_at serves pruning of idle clients (days) and
- * `client list`, so it is written at most once a minute: a write per token request was a
- * commit of its own (docs/performance.md).
- */
-export async function touchClient(db: Kysely<Database>, client: Client, now: number): Promise<void> {
-  if (!clientTouchDue(client, now)) return;
-  await touch.run(db, client.id, now);
-}
-
-/** Writes the client's last use (a statement that decided it was due: clientTouchDue). */
+/** Writes the client's last use (a statement that decided it was due: client-rows.ts `clientTouchDue`). */
 export async function touchClientNow(db: Kysely<Database>, clientId: string, now: number): Promise<void> {
   await touch.run(db, clientId, now);
-}
-
-/** Whether touchClient would write now (a statement that writes more may write it instead). */
-export function clientTouchDue(client: Client, now: number): boolean {
-  return client.last_used_at === null || now - client.last_used_at >= CLIENT_TOUCH_INTERVAL;
-}
-
-/** Parsed redirect URIs of a client row. */
-export function redirectUrisOf(client: Client): string[] {
-  return JSON.parse(client.redirect_uris) as string[];
 }
 
 /**

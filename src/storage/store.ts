@@ -17,6 +17,7 @@ import type { Issuance } from './contract/issuance.js';
 import type { RateLimitWindows } from './contract/rate-limit-windows.js';
 import type { Revocation } from './contract/revocation.js';
 import type { SigningKeys } from './contract/signing-keys.js';
+import type { Consents, Tokens } from './contract/tokens.js';
 import type { Database } from './schema.js';
 
 /** The database as one request's work sees it inside `oneTransaction`. */
@@ -31,11 +32,13 @@ export interface Store {
   readonly audit: Audit;
   readonly bearerTokens: BearerTokens;
   readonly clients: Clients;
+  readonly consents: Consents;
   readonly instances: Instances<Scope>;
   readonly issuance: Issuance;
   readonly rateLimitWindows: RateLimitWindows;
   readonly revocation: Revocation;
   readonly signingKeys: SigningKeys;
+  readonly tokens: Tokens;
   /**
    * Runs a request's reads and writes as one transaction where that saves the database work
    * (PostgreSQL: one BEGIN … COMMIT instead of one per statement; docs/performance.md

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { hashSecret } from '../../src/crypto/tokens.js';
-import { CLIENT_TOUCH_INTERVAL } from '../../src/storage/clients.repository.js';
+import { CLIENT_TOUCH_INTERVAL } from '../../src/storage/client-rows.js';
 import { DIALECTS, type TestApp } from '../helpers/app.js';
 import {
   type createPerson,

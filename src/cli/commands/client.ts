@@ -7,7 +7,8 @@ import { DEFAULT_SIGNING_ALG, SIGNING_ALGS, type SigningAlg } from '../../crypto
 import { mintSecret, randomId } from '../../crypto/tokens.js';
 import { blankNameProblem, displayTextProblem } from '../../display-text.js';
 import { disableClient, enableClient, listClients } from '../../storage/client-admin.repository.js';
-import { findClient, insertClient, redirectUrisOf } from '../../storage/clients.repository.js';
+import { redirectUrisOf } from '../../storage/client-rows.js';
+import { findClient, insertClient } from '../../storage/clients.repository.js';
 import { revokeGrants } from '../../storage/grants.repository.js';
 import type { Client, ClientKind } from '../../storage/schema.js';
 import { CommandError, defineCommand, isoTime, table, UsageError } from '../command.js';

@@ -16,8 +16,7 @@ import type { EndpointLimits } from '../../rate-limit/endpoint-limits.js';
 import { CSRF_FIELD, checkCsrfToken, checkSigninCsrf } from '../../sessions/csrf.js';
 import { type ActiveSession, endSession, loadSession, startSession } from '../../sessions/sessions.js';
 import { signInWithForm } from '../../sessions/sign-in.js';
-import { findClient, redirectUrisOf, saveMetadataClient } from '../../storage/clients.repository.js';
-import { findConsent, saveConsent } from '../../storage/consents.repository.js';
+import { redirectUrisOf } from '../../storage/client-rows.js';
 import { whyUnavailable } from '../../storage/unavailable.js';
 import { issueAuthorizationCode } from '../authorization-codes.js';
 import { metadataTarget } from '../client-id-metadata/authorize-target.js';
@@ -59,7 +58,7 @@ function redirectError(x: Exchange, flow: Flow, error: OAuthErrorCode, descripti
 
 /** A client known from its metadata document gets (or updates) its row before anything refers to it. */
 async function saveClient(x: Exchange, flow: Flow): Promise<void> {
-  if (flow.metadata?.save) await saveMetadataClient(x.ctx.db, flow.metadata.save);
+  if (flow.metadata?.save) await x.ctx.store.clients.saveMetadataClient(flow.metadata.save);
 }
 
 /** Issues the code for `scopes`: what the person allowed of the request (consent-choice.ts). */
@@ -107,7 +106,7 @@ function mustSignIn(x: Exchange, flow: Flow, session: ActiveSession | undefined)
  * only; a public client's request is always confirmed on the consent page (consent-policy.ts).
  */
 async function afterSignIn(x: Exchange, flow: Flow, session: ActiveSession): Promise<FastifyReply> {
-  const consent = await findConsent(x.ctx.db, session.account.id, flow.client.id);
+  const consent = await x.ctx.store.consents.find(session.account.id, flow.client.id);
   const judgement = judgeConsent(flow.client, consent, flow.request);
   if (judgement.silent) return issueCode(x, flow, session, flow.request.scopes);
   if (flow.request.prompt.has('none')) {
@@ -169,7 +168,7 @@ async function consentStep(x: Exchange, flow: Flow, body: Record<string, unknown
     );
     return redirectError(x, flow, 'access_denied', 'the person did not allow access');
   }
-  const previous = await findConsent(x.ctx.db, accountId, flow.client.id);
+  const previous = await x.ctx.store.consents.find(accountId, flow.client.id);
   const already = alreadyAllowed(flow.request.scopes, previous?.scopes);
   const choice = readConsentChoice({
     requested: flow.request.scopes,
@@ -190,7 +189,7 @@ async function consentStep(x: Exchange, flow: Flow, body: Record<string, unknown
   // Remembered consent holds only what the person allowed (docs/decisions.md "Remembered consent").
   const remembered = inCatalogueOrder([...splitScope(previous?.scopes ?? ''), ...choice.grant]);
   await saveClient(x, flow);
-  await saveConsent(x.ctx.db, accountId, flow.client.id, remembered.join(' '), now);
+  await x.ctx.store.consents.save(accountId, flow.client.id, remembered.join(' '), now);
   await recordAudit(
     x.ctx.store,
     {
@@ -228,7 +227,7 @@ async function findTarget(x: Exchange, params: ReturnType<typeof readParams>): P
   if (clientId === undefined || params.repeated.includes('client_id'))
     return checkTarget(params, undefined, []);
   if (isClientIdUrl(clientId)) return metadataTarget(x.ctx, x.documents, params, x.request.ip);
-  const client = await findClient(x.ctx.db, clientId);
+  const client = await x.ctx.store.clients.find(clientId);
   return checkTarget(params, client, client ? redirectUrisOf(client) : []);
 }
 

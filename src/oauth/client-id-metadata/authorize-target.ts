@@ -5,8 +5,6 @@
  * until the redirect URI is verified, nobody may be sent to it).
  */
 import type { AppContext } from '../../context.js';
-import { listMetadataRules } from '../../storage/client-metadata-rules.repository.js';
-import { findClient } from '../../storage/clients.repository.js';
 import type { Client } from '../../storage/schema.js';
 import type { RequestParams } from '../authorize/params.js';
 import { problem, type Target, targetParamsProblem } from '../authorize/validate.js';
@@ -71,7 +69,7 @@ export async function metadataTarget(
     );
   }
   const host = clientIdHost(clientId);
-  const verdict = judgeClientId(await listMetadataRules(ctx.db), clientId, host);
+  const verdict = judgeClientId(await ctx.store.clients.metadataRules(), clientId, host);
   if (verdict === 'blocked') {
     return problem(
       'App blocked',
@@ -79,7 +77,7 @@ export async function metadataTarget(
       'invalid_client',
     );
   }
-  const previous = await findClient(ctx.db, clientId);
+  const previous = await ctx.store.clients.find(clientId);
   if (previous?.disabled) {
     return problem(
       'App disabled',

@@ -3,13 +3,15 @@
  * such a client authenticates (token, revocation, introspection), so a block also stops clients
  * that signed in before it. Other clients cost no query.
  */
-import type { Kysely } from 'kysely';
-import { listMetadataRules } from '../../storage/client-metadata-rules.repository.js';
-import type { Client, Database } from '../../storage/schema.js';
+import type { Client } from '../../storage/schema.js';
+import type { Store } from '../../storage/store.js';
 import { clientIdHost } from './client-id-url.js';
 import { judgeClientId } from './rules.js';
 
-export async function isBlockedMetadataClient(db: Kysely<Database>, client: Client): Promise<boolean> {
+export async function isBlockedMetadataClient(
+  store: Pick<Store, 'clients'>,
+  client: Client,
+): Promise<boolean> {
   if (client.kind !== 'metadata_document') return false;
-  return judgeClientId(await listMetadataRules(db), client.id, clientIdHost(client.id)) === 'blocked';
+  return judgeClientId(await store.clients.metadataRules(), client.id, clientIdHost(client.id)) === 'blocked';
 }

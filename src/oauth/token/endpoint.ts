@@ -80,28 +80,25 @@ export async function tokenRoutes(
       const grantType = grantOf(param(params.grant_type));
       // One transaction from the client's lookup to the last write where the store makes that
       // cheaper (request-transaction.ts).
-      const body = await inRequestTransaction(
-        ctx.store,
-        async ({ db, store }): Promise<TokenResponseBody> => {
-          // The code or refresh token is read with the client (one statement where that saves a round trip).
-          const joined = joinedRead(store, grantType, params);
-          // RATE_LIMIT_TOKEN per confidential client that proved its secret, else per client IP
-          // (docs/security.md "Rate limits"): counted once client authentication is judged, before
-          // the grant runs, so a stranger naming a client_id spends only its own address's allowance.
-          const client = await authenticateClient(
-            { db },
-            clientCredentials(request),
-            (proven) => limits.token(request, proven),
-            joined.read,
-          );
-          checkClientGrant(client, grantType);
-          // The context itself when the scope is the store's own (SQLite): nothing new per request.
-          const grantCtx = store === ctx.store ? ctx : { ...ctx, db, store };
-          return grantType === 'authorization_code'
-            ? authorizationCodeGrant(grantCtx, client, params, request.ip, joined.code())
-            : refreshTokenGrant(grantCtx, client, params, request.ip, joined.refreshToken());
-        },
-      );
+      const body = await inRequestTransaction(ctx.store, async ({ store }): Promise<TokenResponseBody> => {
+        // The code or refresh token is read with the client (one statement where that saves a round trip).
+        const joined = joinedRead(store, grantType, params);
+        // RATE_LIMIT_TOKEN per confidential client that proved its secret, else per client IP
+        // (docs/security.md "Rate limits"): counted once client authentication is judged, before
+        // the grant runs, so a stranger naming a client_id spends only its own address's allowance.
+        const client = await authenticateClient(
+          { store },
+          clientCredentials(request),
+          (proven) => limits.token(request, proven),
+          joined.read,
+        );
+        checkClientGrant(client, grantType);
+        // The context itself when the scope is the store's own (SQLite): nothing new per request.
+        const grantCtx = store === ctx.store ? ctx : { ...ctx, store };
+        return grantType === 'authorization_code'
+          ? authorizationCodeGrant(grantCtx, client, params, request.ip, joined.code())
+          : refreshTokenGrant(grantCtx, client, params, request.ip, joined.refreshToken());
+      });
       return reply.headers(NO_STORE).send(body);
     },
   );

@@ -7,11 +7,14 @@ import { type AuditInput, auditRow } from '../../audit/audit.js';
 import type { AppContext } from '../../context.js';
 import type { SigningAlg } from '../../crypto/signing-key.js';
 import type { MintedSecret } from '../../crypto/tokens.js';
-import { clientTouchDue } from '../../storage/clients.repository.js';
+import { clientTouchDue } from '../../storage/client-rows.js';
 import type { IssuanceWrites } from '../../storage/contract/issuance.js';
 import type { AccessToken, Client, RefreshToken } from '../../storage/schema.js';
 import { signIdToken } from '../id-token.js';
 import { formatScope } from '../scopes.js';
+
+/** What a grant works with: the store, never the database itself. */
+export type GrantContext = Pick<AppContext, 'store' | 'config' | 'keys' | 'now'>;
 
 export interface TokenOwner {
   readonly grantId: string;

@@ -3,9 +3,9 @@
  * what judging them needs, and on request with what the route answers from.
  */
 import type { AccountClaims, TokenAccountRow } from '../bearer-joined-reads.repository.js';
-import type { AccessTokenWithAccount } from '../bearer-tokens.repository.js';
+import type { AccessTokenWithAccount, BearerToken } from '../bearer-tokens.repository.js';
 
-export type { AccessTokenWithAccount, AccountClaims, TokenAccountRow };
+export type { AccessTokenWithAccount, AccountClaims, BearerToken, TokenAccountRow };
 
 /**
  * A value the backend could read without waiting, or a promise of it: the guard of every

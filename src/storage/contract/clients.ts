@@ -1,6 +1,12 @@
 /** The clients: registration, and the lookups a request authenticates its client with. */
 import type { AccessTokenWithAccount } from '../bearer-tokens.repository.js';
-import type { AuditEventRow, AuthorizationCode, Client, RefreshToken } from '../schema.js';
+import type {
+  AuditEventRow,
+  AuthorizationCode,
+  Client,
+  ClientMetadataRule,
+  RefreshToken,
+} from '../schema.js';
 
 /** The client by id and the row presented with it: each undefined when there is none. */
 export interface ClientWith<T> {
@@ -22,4 +28,12 @@ export interface Clients {
   findWithRefreshToken(clientId: string, tokenHash: string): Promise<ClientWith<RefreshToken>>;
   /** As findWithCode, for an access token with its account's disabled flag (introspection). */
   findWithAccessToken(clientId: string, tokenHash: string): Promise<ClientWith<AccessTokenWithAccount>>;
+  /**
+   * Writes the row of a client identified by a metadata document (docs/decisions.md "Client ID
+   * Metadata Documents"): inserted the first time, afterwards brought up to the latest valid
+   * document; `disabled`, `created_at` and `last_used_at` stay as they are.
+   */
+  saveMetadataClient(client: Client): Promise<void>;
+  /** The operator's rules for metadata-document clients by host (`schoolauth client block/trust`). */
+  metadataRules(): Promise<ClientMetadataRule[]>;
 }

@@ -5,7 +5,8 @@
 import type { Kysely } from 'kysely';
 import { findClientWithAccessToken } from '../bearer-joined-reads.repository.js';
 import { findClientWithCode, findClientWithRefreshToken } from '../client-joined-reads.repository.js';
-import { findClient } from '../clients.repository.js';
+import { listMetadataRules } from '../client-metadata-rules.repository.js';
+import { findClient, saveMetadataClient } from '../clients.repository.js';
 import type { Clients } from '../contract/clients.js';
 import { insertClientWithAudit } from '../registration.repository.js';
 import type { Database } from '../schema.js';
@@ -21,5 +22,7 @@ export function postgresClients(db: Kysely<Database>): Clients {
       const found = await findClientWithAccessToken(db, clientId, tokenHash);
       return { client: found.client, row: found.token };
     },
+    saveMetadataClient: (client) => saveMetadataClient(db, client),
+    metadataRules: () => listMetadataRules(db),
   };
 }

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { addToWindows } from '../rate-limit-windows.repository.js';
 import { revokeAccessInOneStatement, revokeOwnToken } from '../revocation.repository.js';
 import type { Database } from '../schema.js';
-import { auditSection, signingKeysSection } from '../shared-sections.js';
+import { auditSection, consentsSection, signingKeysSection, tokensSection } from '../shared-sections.js';
 import type { Store } from '../store.js';
 import { inTransaction } from '../transaction.js';
 import { postgresAccounts } from './accounts.js';
@@ -19,11 +19,13 @@ export function postgresStore(db: Kysely<Database>, pool: pg.Pool): Store {
     audit: auditSection(db),
     bearerTokens: postgresBearerTokens(db),
     clients: postgresClients(db),
+    consents: consentsSection(db),
     issuance: postgresIssuance(db),
     instances: postgresInstances(db, pool, (conn) => ({ store: postgresStore(conn, pool), db: conn })),
     rateLimitWindows: { shared: true, add: (increments) => addToWindows(db, increments) },
     revocation: { revokeOwn: (r) => revokeOwnToken(db, r, revokeAccessInOneStatement) },
     signingKeys: signingKeysSection(db),
+    tokens: tokensSection(db),
     // The store on the transaction's connection: every operation of `work` joins it.
     oneTransaction: (work) => inTransaction(db, (trx) => work({ store: postgresStore(trx, pool), db: trx })),
   };

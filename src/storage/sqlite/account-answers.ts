@@ -7,6 +7,7 @@
  */
 import type { Kysely } from 'kysely';
 import { type AccountRow, accountWithMemberships } from '../account-memberships.repository.js';
+import { findAccountById } from '../accounts.repository.js';
 import type { Accounts } from '../contract/accounts.js';
 import type { Database } from '../schema.js';
 import { changedSince, snapshotStamp } from './driver.js';
@@ -58,6 +59,7 @@ export function accountAnswerNow(
 
 export function sqliteAccounts(db: Kysely<Database>): Accounts {
   return {
+    findById: (accountId) => findAccountById(db, accountId),
     withMemberships: (accountId) => accountWithMemberships.all(db, accountId),
     answerFor(accountId, build: (rows: AccountRow[]) => string) {
       const body = accountAnswerNow(db, accountId, () => {

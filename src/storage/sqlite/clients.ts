@@ -6,7 +6,8 @@
 import type { Kysely } from 'kysely';
 import { insertAuditRow } from '../audit.repository.js';
 import { findBearerToken } from '../bearer-tokens.repository.js';
-import { findClient, insertClient } from '../clients.repository.js';
+import { listMetadataRules } from '../client-metadata-rules.repository.js';
+import { findClient, insertClient, saveMetadataClient } from '../clients.repository.js';
 import { findCode } from '../codes.repository.js';
 import type { Clients, ClientWith } from '../contract/clients.js';
 import { findRefreshToken } from '../refresh-tokens.repository.js';
@@ -35,5 +36,7 @@ export function sqliteClients(db: Kysely<Database>): Clients {
       clientWith(db, clientId, () => findRefreshToken(db, tokenHash)),
     findWithAccessToken: (clientId, tokenHash) =>
       clientWith(db, clientId, () => findBearerToken(db, tokenHash)),
+    saveMetadataClient: (client) => saveMetadataClient(db, client),
+    metadataRules: () => listMetadataRules(db),
   };
 }

@@ -4,15 +4,14 @@
  * code this client cannot use gets one answer (unusableCode), whatever the reason.
  */
 import { type AuditInput, auditRow, auditWritten } from '../../../audit/audit.js';
-import type { AppContext } from '../../../context.js';
 import { hashSecret, mintSecret } from '../../../crypto/tokens.js';
 import type { OAuthError } from '../../../errors.js';
-import { findCode } from '../../../storage/codes.repository.js';
 import type { AuthorizationCode, Client } from '../../../storage/schema.js';
 import { codeVerifierProblem, verifyS256 } from '../../pkce.js';
 import { splitScope } from '../../scopes.js';
 import {
   accessTokenRow,
+  type GrantContext,
   issuanceWrites,
   type ReadWithClient,
   refreshTokenRow,
@@ -27,7 +26,7 @@ import { checkResource, invalidGrant, required, type TokenParams, unusableCode }
  * Every check that does not spend the code: a failed attempt leaves it to its rightful client.
  * Whether the code is this client's and unexpired is judged before anything else about it.
  */
-function checkCode(ctx: AppContext, code: AuthorizationCode, params: TokenParams): void {
+function checkCode(ctx: GrantContext, code: AuthorizationCode, params: TokenParams): void {
   if (code.expires_at <= ctx.now()) throw unusableCode();
   // RFC 6749 §4.1.3: redirect_uri must be identical to the authorization request's.
   if (params.redirect_uri !== code.redirect_uri) {
@@ -47,7 +46,7 @@ function checkCode(ctx: AppContext, code: AuthorizationCode, params: TokenParams
 }
 
 /** RFC 6749 §4.1.2: a code used twice is refused and every token issued from it is revoked. */
-async function replayed(ctx: AppContext, code: AuthorizationCode, ip: string): Promise<OAuthError> {
+async function replayed(ctx: GrantContext, code: AuthorizationCode, ip: string): Promise<OAuthError> {
   const now = ctx.now();
   const audit: AuditInput = {
     kind: 'code.replayed',
@@ -62,7 +61,7 @@ async function replayed(ctx: AppContext, code: AuthorizationCode, ip: string): P
 }
 
 export async function authorizationCodeGrant(
-  ctx: AppContext,
+  ctx: GrantContext,
   client: Client,
   params: TokenParams,
   ip: string,
@@ -74,7 +73,7 @@ export async function authorizationCodeGrant(
   required(params.code_verifier, 'code_verifier', hint);
   const codeHash = hashSecret(codeValue);
   // PostgreSQL: the row was read with the client, in the same statement.
-  const code = read?.hash === codeHash ? read.row : await findCode(ctx.db, codeHash);
+  const code = read?.hash === codeHash ? read.row : await ctx.store.tokens.findCode(codeHash);
   // RFC 6749 §4.1.3: the code must have been issued to the authenticated (or identified) client;
   // another client's code is answered like an unknown one and changes nothing.
   if (!code || code.client_id !== client.id) throw unusableCode();

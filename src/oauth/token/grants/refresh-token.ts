@@ -9,16 +9,14 @@
  * client cannot use gets one answer (unusableRefreshToken), whatever the reason.
  */
 import { type AuditInput, auditRow, auditWritten } from '../../../audit/audit.js';
-import type { AppContext } from '../../../context.js';
 import { openSuccessor, sealSuccessor } from '../../../crypto/successor-seal.js';
 import { hashSecret, type MintedSecret, mintSecret } from '../../../crypto/tokens.js';
 import { OAuthError } from '../../../errors.js';
-import { findRefreshToken } from '../../../storage/refresh-tokens.repository.js';
 import type { Client, RefreshToken } from '../../../storage/schema.js';
-import { findAccessTokenByHash, grantAuthTime } from '../../../storage/tokens.repository.js';
 import { isSubset, parseScope, splitScope } from '../../scopes.js';
 import {
   accessTokenRow,
+  type GrantContext,
   issuanceWrites,
   type ReadWithClient,
   refreshTokenRow,
@@ -58,7 +56,7 @@ function requestedScopes(value: string | undefined, row: RefreshToken): string[]
 }
 
 /** The token's row when this client may use it now; else the one answer for unusable tokens. */
-function usable(ctx: AppContext, row: RefreshToken | undefined, clientId: string): RefreshToken {
+function usable(ctx: GrantContext, row: RefreshToken | undefined, clientId: string): RefreshToken {
   // RFC 6749 §6: the refresh token must have been issued to the authenticated client.
   if (!row || row.client_id !== clientId || row.revoked_at !== null || row.expires_at <= ctx.now()) {
     throw unusableRefreshToken();
@@ -66,7 +64,7 @@ function usable(ctx: AppContext, row: RefreshToken | undefined, clientId: string
   return row;
 }
 
-async function reused(ctx: AppContext, row: RefreshToken, ip: string): Promise<OAuthError> {
+async function reused(ctx: GrantContext, row: RefreshToken, ip: string): Promise<OAuthError> {
   const now = ctx.now();
   const audit: AuditInput = {
     kind: 'refresh.reused',
@@ -95,7 +93,7 @@ interface Rotation {
  * runs backwards (src/clock.ts), but another instance's may run ahead of it: a rotation stamped
  * more than the window ahead of this clock is not taken as just now either.
  */
-function withinGrace(ctx: AppContext, rotatedAt: number, now: number): boolean {
+function withinGrace(ctx: GrantContext, rotatedAt: number, now: number): boolean {
   const since = now - rotatedAt;
   return since <= ctx.config.refreshGrace && since >= -ctx.config.refreshGrace;
 }
@@ -109,7 +107,7 @@ function withinGrace(ctx: AppContext, rotatedAt: number, now: number): boolean {
  * token could walk the chain, each answer's refresh token repeated in turn within its window.
  */
 async function repeatOf(
-  ctx: AppContext,
+  ctx: GrantContext,
   row: RefreshToken,
   presented: string,
   ip: string,
@@ -125,8 +123,8 @@ async function repeatOf(
     refresh: { value: pair.refreshToken, hash: hashSecret(pair.refreshToken) },
   };
   const [access, refresh] = await Promise.all([
-    findAccessTokenByHash(ctx.db, next.access.hash),
-    findRefreshToken(ctx.db, next.refresh.hash),
+    ctx.store.tokens.findAccess(next.access.hash),
+    ctx.store.tokens.findRefresh(next.refresh.hash),
   ]);
   if (!access || !refresh || access.revoked_at !== null || refresh.revoked_at !== null) {
     throw unusableRefreshToken();
@@ -137,7 +135,7 @@ async function repeatOf(
 
 /** Rotates the token and writes its successor pair and audit row, all or nothing. */
 async function rotate(
-  ctx: AppContext,
+  ctx: GrantContext,
   row: RefreshToken,
   owner: TokenOwner,
   client: Client,
@@ -182,7 +180,7 @@ async function rotate(
 }
 
 async function firstUse(
-  ctx: AppContext,
+  ctx: GrantContext,
   row: RefreshToken,
   owner: TokenOwner,
   client: Client,
@@ -195,14 +193,14 @@ async function firstUse(
   if (outcome === 'revoked') throw unusableRefreshToken();
   if (outcome === 'lost') {
     // A concurrent refresh of the same token won the race (or a revocation came first).
-    const current = usable(ctx, await findRefreshToken(ctx.db, row.token_hash), owner.clientId);
+    const current = usable(ctx, await ctx.store.tokens.findRefresh(row.token_hash), owner.clientId);
     return repeatOf(ctx, current, presented, ip);
   }
   return outcome;
 }
 
 export async function refreshTokenGrant(
-  ctx: AppContext,
+  ctx: GrantContext,
   client: Client,
   params: TokenParams,
   ip: string,
@@ -213,7 +211,7 @@ export async function refreshTokenGrant(
   // PostgreSQL: the row was read with the client, in the same statement.
   const row = usable(
     ctx,
-    read?.hash === tokenHash ? read.row : await findRefreshToken(ctx.db, tokenHash),
+    read?.hash === tokenHash ? read.row : await ctx.store.tokens.findRefresh(tokenHash),
     client.id,
   );
   const scopes = requestedScopes(params.scope, row);
@@ -228,7 +226,7 @@ export async function refreshTokenGrant(
     row.rotated_at !== null
       ? await repeatOf(ctx, row, presented, ip)
       : await firstUse(ctx, row, owner, client, presented, scopes, ip);
-  const authTime = rotation.authTime ?? (await grantAuthTime(ctx.db, row.grant_id));
+  const authTime = rotation.authTime ?? (await ctx.store.tokens.grantAuthTime(row.grant_id));
   const body = await tokenResponse(ctx, {
     accessToken: rotation.next.access.value,
     accessExpiresAt: rotation.accessExpiresAt,

@@ -16,8 +16,7 @@ import {
   invalidToken,
   readAuthorizationHeader,
 } from '../resource-server/bearer.js';
-import type { BearerToken } from '../storage/contract/bearer-tokens.js';
-import type { AccountClaims } from '../storage/contract/bearer-tokens.js';
+import type { AccountClaims, BearerToken } from '../storage/contract/bearer-tokens.js';
 import { splitScope } from './scopes.js';
 import { NO_STORE, OAuthErrorBody } from './wire-schemas.js';
 

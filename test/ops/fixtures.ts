@@ -1,7 +1,7 @@
 /** Rows for ops tests: clients, grants, codes, tokens and sessions written straight to storage. */
 import type { Kysely } from 'kysely';
 import { mintSecret, randomId } from '../../src/crypto/tokens.js';
-import type { ClientKind, Database } from '../../src/storage/schema.js';
+import type { Client, ClientKind, Database } from '../../src/storage/schema.js';
 
 export async function addAccount(db: Kysely<Database>, now: number): Promise<string> {
   const id = randomId('acc_');
@@ -21,6 +21,31 @@ export async function addAccount(db: Kysely<Database>, now: number): Promise<str
   return id;
 }
 
+/** A client row as a registration writes it. */
+export function clientRow(
+  id: string,
+  kind: ClientKind,
+  createdAt: number,
+  lastUsedAt: number | null = null,
+): Client {
+  return {
+    id,
+    kind,
+    name: `client ${id}`,
+    application_type: 'native',
+    redirect_uris: JSON.stringify(['http://127.0.0.1:9999/cb']),
+    token_endpoint_auth_method: 'none',
+    secret_hash: null,
+    grant_types: '["authorization_code","refresh_token"]',
+    response_types: '["code"]',
+    metadata: '{}',
+    id_token_signed_response_alg: 'RS256',
+    disabled: 0,
+    created_at: createdAt,
+    last_used_at: lastUsedAt,
+  };
+}
+
 export async function addClient(
   db: Kysely<Database>,
   kind: ClientKind,
@@ -33,22 +58,7 @@ export async function addClient(
 ): Promise<string> {
   await db
     .insertInto('clients')
-    .values({
-      id,
-      kind,
-      name: `client ${id}`,
-      application_type: 'native',
-      redirect_uris: JSON.stringify(['http://127.0.0.1:9999/cb']),
-      token_endpoint_auth_method: 'none',
-      secret_hash: null,
-      grant_types: '["authorization_code","refresh_token"]',
-      response_types: '["code"]',
-      metadata: '{}',
-      id_token_signed_response_alg: 'RS256',
-      disabled: 0,
-      created_at: createdAt,
-      last_used_at: lastUsedAt,
-    })
+    .values(clientRow(id, kind, createdAt, lastUsedAt))
     .execute();
   return id;
 }

@@ -2,24 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { AuditEventRow, Client } from '../../src/storage/schema.js';
 import { DIALECTS, openTestStore, type TestStore } from '../helpers/stores.js';
-import { addAccount, addClient, addCode, addGrant, addToken } from '../ops/fixtures.js';
+import { addAccount, addClient, addCode, addGrant, addToken, clientRow } from '../ops/fixtures.js';
 
-const client = (id: string): Client => ({
-  id,
-  kind: 'dynamic',
-  name: `client ${id}`,
-  application_type: 'native',
-  redirect_uris: JSON.stringify(['http://127.0.0.1:9999/cb']),
-  token_endpoint_auth_method: 'none',
-  secret_hash: null,
-  grant_types: '["authorization_code","refresh_token"]',
-  response_types: '["code"]',
-  metadata: '{}',
-  id_token_signed_response_alg: 'RS256',
-  disabled: 0,
-  created_at: 1_000,
-  last_used_at: null,
-});
+const client = (id: string): Client => clientRow(id, 'dynamic', 1_000);
 
 const registered = (id: string): AuditEventRow => ({
   at: 1_000,

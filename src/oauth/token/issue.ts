@@ -3,7 +3,7 @@
  * `openid` was granted, and the RFC 6749 §5.1 response body.
  */
 
-import { type AuditInput, auditRow } from '../../audit/audit.js';
+import { type AuditInput, auditRow, auditWritten } from '../../audit/audit.js';
 import type { AppContext } from '../../context.js';
 import type { SigningAlg } from '../../crypto/signing-key.js';
 import type { MintedSecret } from '../../crypto/tokens.js';
@@ -63,6 +63,28 @@ export function refreshTokenRow(
     successor: null,
     revoked_at: null,
   };
+}
+
+/**
+ * Revokes the grant of a code presented again (RFC 6749 §4.1.2) or a rotated refresh token
+ * reused (RFC 9700 §4.14.2), every token it issued with it, and audits why.
+ */
+export async function revokeMisusedGrant(
+  ctx: GrantContext,
+  kind: 'code.replayed' | 'refresh.reused',
+  row: { readonly grant_id: string; readonly account_id: string; readonly client_id: string },
+  ip: string,
+): Promise<void> {
+  const now = ctx.now();
+  const audit: AuditInput = {
+    kind,
+    accountId: row.account_id,
+    clientId: row.client_id,
+    ip,
+    detail: { grant_id: row.grant_id },
+  };
+  await ctx.store.issuance.revokeGrant(row.grant_id, now, auditRow(audit, now));
+  auditWritten(kind);
 }
 
 /** What a grant writes when it issues a token set, on either database. */

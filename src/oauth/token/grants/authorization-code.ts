@@ -3,7 +3,7 @@
  * the client it was issued to, with the redirect URI and the PKCE verifier of its request. Every
  * code this client cannot use gets one answer (unusableCode), whatever the reason.
  */
-import { type AuditInput, auditRow, auditWritten } from '../../../audit/audit.js';
+import { auditWritten } from '../../../audit/audit.js';
 import { hashSecret, mintSecret } from '../../../crypto/tokens.js';
 import type { OAuthError } from '../../../errors.js';
 import type { AuthorizationCode, Client } from '../../../storage/schema.js';
@@ -15,6 +15,7 @@ import {
   issuanceWrites,
   type ReadWithClient,
   refreshTokenRow,
+  revokeMisusedGrant,
   type TokenOwner,
   type TokenResponseBody,
   type TokenSetWrites,
@@ -47,16 +48,7 @@ function checkCode(ctx: GrantContext, code: AuthorizationCode, params: TokenPara
 
 /** RFC 6749 §4.1.2: a code used twice is refused and every token issued from it is revoked. */
 async function replayed(ctx: GrantContext, code: AuthorizationCode, ip: string): Promise<OAuthError> {
-  const now = ctx.now();
-  const audit: AuditInput = {
-    kind: 'code.replayed',
-    accountId: code.account_id,
-    clientId: code.client_id,
-    ip,
-    detail: { grant_id: code.grant_id },
-  };
-  await ctx.store.issuance.revokeGrant(code.grant_id, now, auditRow(audit, now));
-  auditWritten(audit.kind);
+  await revokeMisusedGrant(ctx, 'code.replayed', code, ip);
   return unusableCode();
 }
 

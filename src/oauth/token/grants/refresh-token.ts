@@ -8,7 +8,7 @@
  * the window is treated as stolen: the whole grant's token family is revoked. Every token this
  * client cannot use gets one answer (unusableRefreshToken), whatever the reason.
  */
-import { type AuditInput, auditRow, auditWritten } from '../../../audit/audit.js';
+import { auditWritten } from '../../../audit/audit.js';
 import { openSuccessor, sealSuccessor } from '../../../crypto/successor-seal.js';
 import { hashSecret, type MintedSecret, mintSecret } from '../../../crypto/tokens.js';
 import { OAuthError } from '../../../errors.js';
@@ -20,6 +20,7 @@ import {
   issuanceWrites,
   type ReadWithClient,
   refreshTokenRow,
+  revokeMisusedGrant,
   type TokenOwner,
   type TokenResponseBody,
   type TokenSetWrites,
@@ -65,16 +66,7 @@ function usable(ctx: GrantContext, row: RefreshToken | undefined, clientId: stri
 }
 
 async function reused(ctx: GrantContext, row: RefreshToken, ip: string): Promise<OAuthError> {
-  const now = ctx.now();
-  const audit: AuditInput = {
-    kind: 'refresh.reused',
-    accountId: row.account_id,
-    clientId: row.client_id,
-    ip,
-    detail: { grant_id: row.grant_id },
-  };
-  await ctx.store.issuance.revokeGrant(row.grant_id, now, auditRow(audit, now));
-  auditWritten(audit.kind);
+  await revokeMisusedGrant(ctx, 'refresh.reused', row, ip);
   return unusableRefreshToken();
 }
 

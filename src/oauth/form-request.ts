@@ -5,8 +5,8 @@
  * set `config: { errorStyle: 'oauth-form' }`, error-handler.ts).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { FORM_HINT } from '../error-handler.js';
 import { OAuthError } from '../errors.js';
+import { FORM_HINT } from '../http/error-handler.js';
 import { MAX_PARAMETER_LENGTH, overlongParameter } from '../limits.js';
 import type { ClientCredentials } from './client-auth.js';
 

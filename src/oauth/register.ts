@@ -9,8 +9,8 @@ import { type AuditInput, auditRow, auditWritten, recordAudit } from '../audit/a
 import type { AppContext } from '../context.js';
 import { mintSecret, randomId } from '../crypto/tokens.js';
 import { DISPLAY_TEXT_PATTERN } from '../display-text.js';
-import { JSON_ONLY } from '../error-handler.js';
 import { OAuthError } from '../errors.js';
+import { JSON_ONLY } from '../http/error-handler.js';
 import { PATHS } from '../paths.js';
 import type { EndpointLimits } from '../rate-limit/endpoint-limits.js';
 import { insertClient } from '../storage/clients.repository.js';

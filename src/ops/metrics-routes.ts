@@ -7,8 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { safeEqual } from '../crypto/tokens.js';
-import { toWireError } from '../error-handler.js';
 import { OAuthError } from '../errors.js';
+import { toWireError } from '../http/error-handler.js';
 import { readAuthorizationHeader } from '../resource-server/bearer.js';
 import { countOAuthError, METRICS_CONTENT_TYPE, metricsText, observeRequest } from './metrics.js';
 

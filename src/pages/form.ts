@@ -3,7 +3,7 @@
  * Reading the posted form itself is ../form-post.ts (shared with the authorization endpoint).
  */
 import type { RouteShorthandOptions } from 'fastify';
-import { documentOnly } from '../form-post.js';
+import { documentOnly } from '../http/form-fields.js';
 
 /** A same-origin path to return to after sign-in; anything else (other origins, `//host`) is refused. */
 export function safeReturnPath(value: string | undefined, fallback: string): string {

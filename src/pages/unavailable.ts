@@ -4,8 +4,8 @@
  * other error is answered as everywhere else (error-handler.ts).
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { logServerFault, sendWireError, toWireError } from '../error-handler.js';
-import { noteErrorCode } from '../logging.js';
+import { logServerFault, sendWireError, toWireError } from '../http/error-handler.js';
+import { noteErrorCode } from '../http/logging.js';
 import { errorPage } from './error.page.js';
 import { sendPage } from './respond.js';
 

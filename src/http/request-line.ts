@@ -4,8 +4,8 @@
  * Node's own check answers with an empty body, so it is turned off in app.ts and done here).
  */
 import type { FastifyInstance } from 'fastify';
-import { OAuthError } from './errors.js';
-import { MAX_URL_LENGTH, URL_TOO_LONG } from './limits.js';
+import { OAuthError } from '../errors.js';
+import { MAX_URL_LENGTH, URL_TOO_LONG } from '../limits.js';
 
 export function installRequestLineChecks(app: FastifyInstance): void {
   // Callback style: an async hook costs a promise and a microtask turn on every request.

@@ -5,8 +5,8 @@
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { type DestinationStream, type Logger, type LoggerOptions, pino, stdSerializers } from 'pino';
-import type { LogLevel, LogRequests } from './config.js';
-import { TOKEN_PREFIX } from './crypto/tokens.js';
+import type { LogLevel, LogRequests } from '../config.js';
+import { TOKEN_PREFIX } from '../crypto/tokens.js';
 
 const SECRET_PARAMS = new Set([
   'code',

@@ -77,7 +77,7 @@ export async function createApp(given: AppContext, options: AppOptions = {}): Pr
     await pages.register(async (scope) => signInRoutes(scope, ctx));
     await pages.register(async (scope) => connectedAppsRoutes(scope, ctx));
   });
-  // The routes a browser app calls with fetch(): CORS for loopback and listed origins (cors.ts).
+  // The routes a browser app calls with fetch(): CORS for loopback and listed origins (http/cors.ts).
   await app.register(async (cors) => {
     installCors(cors, ctx.config);
     await cors.register(async (scope) => registerRoutes(scope, ctx, limits));

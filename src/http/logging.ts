@@ -226,7 +226,7 @@ export async function prettyStream(): Promise<NodeJS.WritableStream> {
 
 /**
  * The server's logger: JSON lines to `stream` (stdout when none). Fastify is given none of its
- * own (app.ts, answer-end.ts): `app.log` is this one, and every request gets a lazy child of it.
+ * own (server.ts, answer-end.ts): `app.log` is this one, and every request gets a lazy child of it.
  */
 export function createLogger(level: LogLevel, stream?: NodeJS.WritableStream | DestinationStream): Logger {
   return stream ? pino(loggerOptions(level), stream as DestinationStream) : pino(loggerOptions(level));

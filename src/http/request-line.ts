@@ -1,7 +1,7 @@
 /**
  * Checks of the request line that apply to every route, the 404 handler included: the URL length
  * (414) and, for HTTP/1.1, the Host header (RFC 9112 §3.2: a request without one is answered 400;
- * Node's own check answers with an empty body, so it is turned off in app.ts and done here).
+ * Node's own check answers with an empty body, so it is turned off in server.ts and done here).
  */
 import type { FastifyInstance } from 'fastify';
 import { OAuthError } from '../errors.js';

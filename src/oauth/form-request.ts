@@ -2,7 +2,7 @@
  * Shared reading of OAuth form requests (token, revocation, introspection): the body must be
  * `application/x-www-form-urlencoded` (RFC 6749 §3.2), a parameter must not repeat (§3.1), an
  * empty parameter counts as omitted (§3.1), and every failure is an OAuth error body (the routes
- * set `config: { errorStyle: 'oauth-form' }`, error-handler.ts).
+ * set `config: { errorStyle: 'oauth-form' }`, src/http/error-handler.ts).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError } from '../errors.js';

@@ -21,7 +21,7 @@ export function installErrorMetrics(app: FastifyInstance): void {
   });
 }
 
-/** Counts an answered request (called when every answer ends, logging.ts `requestLines`). */
+/** Counts an answered request (called when every answer ends, http/logging.ts `requestLines`). */
 export function observeAnswer(request: FastifyRequest, reply: FastifyReply, elapsedMs: number): void {
   // The route pattern, never the raw URL: unmatched paths share one label.
   const route = request.routeOptions.url ?? 'unmatched';

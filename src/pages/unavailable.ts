@@ -1,7 +1,7 @@
 /**
  * The error handler of the browser pages (sign-in, authorization, Connected apps): a database
  * fault is a page a person can read — 503 with Retry-After — instead of a JSON body; every
- * other error is answered as everywhere else (error-handler.ts).
+ * other error is answered as everywhere else (http/error-handler.ts).
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { logServerFault, sendWireError, toWireError } from '../http/error-handler.js';

@@ -5,22 +5,23 @@
  *
  * From the bottom up: crypto and the leaf modules (paths.ts, errors.ts, limits.ts, config.ts);
  * storage; the domain and shared services (school, accounts, signing-keys, audit, rate-limit,
- * sessions, ops); the HTTP layers (resource-server, oauth, pages, api, docs, app.ts); the entry
+ * sessions, ops); the HTTP layers (http — the request plumbing, under the rest —, resource-server,
+ * oauth, pages, api, docs, app.ts); the entry
  * points (serve.ts, main.ts, cli, demo).
  */
 
 // The layers that answer HTTP requests. The CLI and the demo seed run without a server.
 const HTTP_LAYERS = [
-  '^src/(api|pages|resource-server|docs)/',
-  '^src/(app|serve|error-handler|health)\\.ts$',
+  '^src/(http|api|pages|resource-server|docs)/',
+  '^src/(app|serve)\\.ts$',
   // The authorization server's endpoints (its policy modules are not HTTP and may be shared).
   '^src/oauth/(authorize/endpoint|token/endpoint|userinfo|revoke|introspect|register|discovery)\\.ts$',
-  '^src/ops/metrics-routes\\.ts$',
+  '^src/ops/(metrics|health)-routes\\.ts$',
 ];
 
 // Everything above storage.
 const ABOVE_STORAGE =
-  '^src/(accounts|api|audit|cli|demo|docs|oauth|ops|pages|rate-limit|resource-server|school|sessions|signing-keys)/|^src/(app|serve|main|bootstrap|context|error-handler|health)\\.ts$';
+  '^src/(accounts|api|audit|cli|demo|docs|http|oauth|ops|pages|rate-limit|resource-server|school|sessions|signing-keys)/|^src/(app|serve|main|bootstrap|context)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -75,6 +76,14 @@ module.exports = {
         path: ['^src/storage/', 'node_modules/kysely/'],
         pathNot: '^src/storage/(store|schema|client-rows|transaction|unavailable)\\.ts$|^src/storage/contract/',
       },
+    },
+    {
+      name: 'http-plumbing-below-routes',
+      severity: 'error',
+      comment:
+        'src/http/ is the request plumbing every route goes through (ids, headers, request-line checks, logging, the error handler, validation, form bodies, CORS); it must not import a route layer, or plumbing would depend on what it carries. Name a URL through src/paths.ts.',
+      from: { path: '^src/http/' },
+      to: { path: '^src/(oauth|pages|api|docs|resource-server|cli|demo)/|^src/(app|serve|main)\\.ts$|^src/ops/(metrics|health)-routes\\.ts$' },
     },
     {
       name: 'school-domain-not-http',

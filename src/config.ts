@@ -283,7 +283,7 @@ function readLoopbackHosts(r: Reader): string[] {
 /**
  * CORS_ORIGINS: the web origins (scheme, host, port) of integrations whose browser code may call
  * the token, revocation, introspection, UserInfo, registration and API routes, besides loopback
- * origins (src/cors.ts). https only: a plain-http page elsewhere could be rewritten in transit.
+ * origins (src/http/cors.ts). https only: a plain-http page elsewhere could be rewritten in transit.
  */
 function readCorsOrigins(r: Reader): string[] {
   const value = r.raw('CORS_ORIGINS');

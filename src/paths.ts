@@ -17,4 +17,6 @@ export const PATHS = {
   openapi: '/openapi.json',
   authMd: '/auth.md',
   connectedApps: '/account/apps',
+  /** The school API: every family, upload, school and account route is under it. */
+  schoolApi: '/api/v1',
 } as const;

@@ -5,7 +5,7 @@ import { bootstrap } from './bootstrap.js';
 import type { Config } from './config.js';
 import { systemClock } from './context.js';
 import { seedDemoIfEmpty } from './demo/seed.js';
-import { prettyStream } from './logging.js';
+import { prettyStream } from './http/logging.js';
 import { startKeySync } from './ops/key-sync.js';
 import { startMetricsServer } from './ops/metrics-routes.js';
 import { startPruneSchedule } from './ops/prune-schedule.js';

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { AppContext } from '../context.js';
+import { PATHS } from '../paths.js';
 import type { EndpointLimits } from '../rate-limit/endpoint-limits.js';
 import { installGuard } from '../resource-server/guard.js';
 import type { Access } from '../resource-server/principal.js';
@@ -17,7 +18,7 @@ import { errorSchema } from './schemas.js';
 import { schoolRoutes } from './schools.js';
 import { uploadFileRoute, uploadRoutes } from './uploads.js';
 
-export const API_PREFIX = '/api/v1';
+export const API_PREFIX = PATHS.schoolApi;
 
 const errorResponse = (description: string) => ({ ...errorSchema, description });
 

@@ -52,7 +52,7 @@ const tooLarge = (max: number) =>
  * Runs a step that parses the multipart stream. The parser (busboy) reports a garbled body with
  * plain errors; those are the client's fault, so they answer 400, never 500. Errors that carry
  * a 4xx status (limits, wrong type) keep it, and a full disk under the file is no fault of the
- * request: it answers 503 (error-handler.ts).
+ * request: it answers 503 (http/error-handler.ts).
  */
 async function readUploadPart<T>(step: () => Promise<T>): Promise<T> {
   try {

@@ -2,11 +2,11 @@
  * Shared reading of OAuth form requests (token, revocation, introspection): the body must be
  * `application/x-www-form-urlencoded` (RFC 6749 §3.2), a parameter must not repeat (§3.1), an
  * empty parameter counts as omitted (§3.1), and every failure is an OAuth error body (the routes
- * set `config: { errorStyle: 'oauth-form' }`, error-handler.ts).
+ * set `config: { errorStyle: 'oauth-form' }`, src/http/error-handler.ts).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { FORM_HINT } from '../error-handler.js';
 import { OAuthError } from '../errors.js';
+import { FORM_HINT } from '../http/error-handler.js';
 import { MAX_PARAMETER_LENGTH, overlongParameter } from '../limits.js';
 import type { ClientCredentials } from './client-auth.js';
 

@@ -7,8 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { safeEqual } from '../crypto/tokens.js';
-import { toWireError } from '../error-handler.js';
 import { OAuthError } from '../errors.js';
+import { toWireError } from '../http/error-handler.js';
 import { readAuthorizationHeader } from '../resource-server/bearer.js';
 import { countOAuthError, METRICS_CONTENT_TYPE, metricsText, observeRequest } from './metrics.js';
 
@@ -21,7 +21,7 @@ export function installErrorMetrics(app: FastifyInstance): void {
   });
 }
 
-/** Counts an answered request (called when every answer ends, logging.ts `requestLines`). */
+/** Counts an answered request (called when every answer ends, http/logging.ts `requestLines`). */
 export function observeAnswer(request: FastifyRequest, reply: FastifyReply, elapsedMs: number): void {
   // The route pattern, never the raw URL: unmatched paths share one label.
   const route = request.routeOptions.url ?? 'unmatched';

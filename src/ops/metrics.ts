@@ -1,6 +1,6 @@
 /**
  * Prometheus metrics (prom-client), one registry per process. HTTP metrics come from the watch
- * on every answer's end (request-arrival.ts) and the error hook; OAuth event counters follow the
+ * on every answer's end (http/request-arrival.ts) and the error hook; OAuth event counters follow the
  * audit trail (recordAudit calls `countAuditEvent`), so every audited issuance, refresh,
  * revocation, replay and reuse is counted exactly once.
  */
@@ -85,7 +85,7 @@ export function countClientMetadataFetch(outcome: string): void {
   clientMetadataFetches.inc({ outcome });
 }
 
-/** Called once per answered request, when its answer ends (request-arrival.ts, metrics-routes.ts). */
+/** Called once per answered request, when its answer ends (http/request-arrival.ts, metrics-routes.ts). */
 export function observeRequest(method: string, route: string, status: number, seconds: number): void {
   requestSeries.observe(method, route, status, seconds);
 }

@@ -5,7 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { noteErrorCode } from '../logging.js';
+import { noteErrorCode } from '../http/logging.js';
 import {
   ALWAYS_GRANTED,
   DECISIONS,

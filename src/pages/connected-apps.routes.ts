@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { recordAudit } from '../audit/audit.js';
 import { isLoopbackHostname } from '../config.js';
 import type { AppContext } from '../context.js';
-import { formBody, formQuery } from '../form-post.js';
+import { formBody, formQuery } from '../http/form-fields.js';
 import { isConfidential } from '../oauth/authorize/consent-policy.js';
 import { clientIdHost } from '../oauth/client-id-metadata/client-id-url.js';
 import { judgeClientId } from '../oauth/client-id-metadata/rules.js';

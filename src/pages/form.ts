@@ -1,9 +1,9 @@
 /**
  * Page routes: where sign-in may return to, and how a page route is described in /openapi.json.
- * Reading the posted form itself is ../form-post.ts (shared with the authorization endpoint).
+ * Reading the posted form itself is ../http/form-fields.ts (shared with the authorization endpoint).
  */
 import type { RouteShorthandOptions } from 'fastify';
-import { documentOnly } from '../form-post.js';
+import { documentOnly } from '../http/form-fields.js';
 
 /** A same-origin path to return to after sign-in; anything else (other origins, `//host`) is refused. */
 export function safeReturnPath(value: string | undefined, fallback: string): string {

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { recordAudit } from '../audit/audit.js';
 import type { AppContext } from '../context.js';
-import { field, formBody, formQuery } from '../form-post.js';
+import { field, formBody, formQuery } from '../http/form-fields.js';
 import { PATHS } from '../paths.js';
 import { CSRF_FIELD, checkCsrfToken, checkSigninCsrf, signinCsrfToken } from '../sessions/csrf.js';
 import { endSession, loadSession, startSession } from '../sessions/sessions.js';

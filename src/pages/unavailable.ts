@@ -1,11 +1,11 @@
 /**
  * The error handler of the browser pages (sign-in, authorization, Connected apps): a database
  * fault is a page a person can read — 503 with Retry-After — instead of a JSON body; every
- * other error is answered as everywhere else (error-handler.ts).
+ * other error is answered as everywhere else (http/error-handler.ts).
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { logServerFault, sendWireError, toWireError } from '../error-handler.js';
-import { noteErrorCode } from '../logging.js';
+import { logServerFault, sendWireError, toWireError } from '../http/error-handler.js';
+import { noteErrorCode } from '../http/logging.js';
 import { errorPage } from './error.page.js';
 import { sendPage } from './respond.js';
 

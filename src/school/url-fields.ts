@@ -4,7 +4,7 @@
  * `data:` value would run script on its origin: only absolute https URLs are accepted (http too
  * when this server itself runs on a loopback http issuer, so local upload URLs work).
  *
- * Two JSON Schema formats, checked by Ajv (validation.ts) and published in /openapi.json:
+ * Two JSON Schema formats, checked by Ajv (http/validation.ts) and published in /openapi.json:
  * - `https-url`: an absolute https URL, or "" for none;
  * - `text-or-https-url`: free text (a place, a Markdown body), but a value that begins like a URL
  *   must begin with an accepted https URL (textOrUrlAccepted).
@@ -14,7 +14,7 @@ import { type TSchema, Type } from '@sinclair/typebox';
 export const HTTPS_URL_FORMAT = 'https-url';
 export const TEXT_OR_HTTPS_URL_FORMAT = 'text-or-https-url';
 
-/** What a refusal says (error-handler.ts), after the field name. */
+/** What a refusal says (http/error-handler.ts), after the field name. */
 export const URL_FIELD_RULES: Readonly<Record<string, string>> = {
   [HTTPS_URL_FORMAT]:
     'must be an absolute https URL such as "https://example.com/logo.png", or "" for none; javascript:, data: and other schemes are refused (http only on a loopback development server)',

@@ -2,7 +2,7 @@
  * Which failures mean "the database cannot serve right now" rather than "this request is wrong"
  * or "the code is wrong": PostgreSQL unreachable, restarting or timing out, SQLite's disk full or
  * failing, a lock held too long. They answer 503 `temporarily_unavailable` with Retry-After
- * (error-handler.ts), since the same request can succeed once the fault is gone; every other
+ * (src/http/error-handler.ts), since the same request can succeed once the fault is gone; every other
  * unknown error stays a bodyless 500. Knows both dialects' errors, so nothing above does.
  */
 

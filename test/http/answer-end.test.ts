@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type AnswerEnded, EndingResponse } from '../../src/answer-end.js';
+import { type AnswerEnded, EndingResponse } from '../../src/http/answer-end.js';
 import { metricsText } from '../../src/ops/metrics.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { captureLogLines } from '../helpers/log-lines.js';

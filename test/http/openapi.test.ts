@@ -34,7 +34,7 @@ type Spec = {
 /**
  * Routes /openapi.json leaves out on purpose: HEAD (Fastify answers it for every GET, with the
  * GET's headers), /metrics (an operator endpoint behind METRICS_TOKEN, not part of the API), and
- * OPTIONS, the CORS preflights a browser sends on its own (src/cors.ts, docs/interop.md).
+ * OPTIONS, the CORS preflights a browser sends on its own (src/http/cors.ts, docs/interop.md).
  */
 const DELIBERATELY_UNDESCRIBED = /^(HEAD \S+|GET \/metrics|OPTIONS \S+)$/;
 

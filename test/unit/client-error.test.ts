@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 import { describe, it } from 'node:test';
-import { clientErrorAnswerer } from '../../src/client-error.js';
+import { clientErrorAnswerer } from '../../src/http/client-error.js';
 
 /** What the answerer writes to a socket for a parser error. */
 function answer(code: string, rawPacket?: Buffer, hsts = false): string {

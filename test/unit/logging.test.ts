@@ -10,7 +10,7 @@ import {
   requestLines,
   requestLogger,
   SLOW_REQUEST_MS,
-} from '../../src/logging.js';
+} from '../../src/http/logging.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { captureLogLines } from '../helpers/log-lines.js';
 

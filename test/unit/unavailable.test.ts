@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FastifyError, FastifyRequest } from 'fastify';
 import pg from 'pg';
-import { toWireError } from '../../src/error-handler.js';
+import { toWireError } from '../../src/http/error-handler.js';
 import { StaleStatement } from '../../src/storage/statement-names.js';
 import { whyUnavailable } from '../../src/storage/unavailable.js';
 

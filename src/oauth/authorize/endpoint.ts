@@ -7,9 +7,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../../audit/audit.js';
 import type { AppContext } from '../../context.js';
-import { logServerFault, unavailableError } from '../../error-handler.js';
 import type { OAuthErrorCode } from '../../errors.js';
-import { formBody } from '../../form-post.js';
+import { logServerFault, unavailableError } from '../../http/error-handler.js';
+import { formBody } from '../../http/form-fields.js';
 import { countOAuthError } from '../../ops/metrics.js';
 import { PATHS } from '../../paths.js';
 import type { EndpointLimits } from '../../rate-limit/endpoint-limits.js';

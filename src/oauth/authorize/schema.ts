@@ -4,7 +4,7 @@
  * an error redirect (RFC 6749 §4.1.2.1), never with JSON, so validate.ts checks them itself.
  */
 import type { RouteShorthandOptions } from 'fastify';
-import { documentOnly } from '../../form-post.js';
+import { documentOnly } from '../../http/form-fields.js';
 
 const str = (description: string) => ({ type: 'string', description });
 

@@ -1,11 +1,11 @@
 /**
  * Checks of the request line that apply to every route, the 404 handler included: the URL length
  * (414) and, for HTTP/1.1, the Host header (RFC 9112 §3.2: a request without one is answered 400;
- * Node's own check answers with an empty body, so it is turned off in app.ts and done here).
+ * Node's own check answers with an empty body, so it is turned off in server.ts and done here).
  */
 import type { FastifyInstance } from 'fastify';
-import { OAuthError } from './errors.js';
-import { MAX_URL_LENGTH, URL_TOO_LONG } from './limits.js';
+import { OAuthError } from '../errors.js';
+import { MAX_URL_LENGTH, URL_TOO_LONG } from '../limits.js';
 
 export function installRequestLineChecks(app: FastifyInstance): void {
   // Callback style: an async hook costs a promise and a microtask turn on every request.

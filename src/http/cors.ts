@@ -10,10 +10,9 @@
  * (oauth/discovery.ts). docs/decisions.md "Browser apps (CORS)".
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { API_PREFIX } from './api/index.js';
-import type { Config } from './config.js';
-import { ApiError } from './errors.js';
-import { PATHS } from './paths.js';
+import type { Config } from '../config.js';
+import { ApiError } from '../errors.js';
+import { PATHS } from '../paths.js';
 
 /** The methods each CORS route accepts (the preflight's Access-Control-Allow-Methods). */
 const ROUTES: ReadonlyArray<readonly [path: string, methods: string]> = [
@@ -22,7 +21,7 @@ const ROUTES: ReadonlyArray<readonly [path: string, methods: string]> = [
   [PATHS.introspection, 'POST'],
   [PATHS.registration, 'POST'],
   [PATHS.userinfo, 'GET, POST'],
-  [`${API_PREFIX}/*`, 'GET, POST, PATCH, DELETE'],
+  [`${PATHS.schoolApi}/*`, 'GET, POST, PATCH, DELETE'],
 ];
 
 /** Request headers a browser app sends beyond the CORS-safelisted ones (DPoP for RFC 9449 later). */

@@ -5,8 +5,8 @@
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { type DestinationStream, type Logger, type LoggerOptions, pino, stdSerializers } from 'pino';
-import type { LogLevel, LogRequests } from './config.js';
-import { TOKEN_PREFIX } from './crypto/tokens.js';
+import type { LogLevel, LogRequests } from '../config.js';
+import { TOKEN_PREFIX } from '../crypto/tokens.js';
 
 const SECRET_PARAMS = new Set([
   'code',
@@ -226,7 +226,7 @@ export async function prettyStream(): Promise<NodeJS.WritableStream> {
 
 /**
  * The server's logger: JSON lines to `stream` (stdout when none). Fastify is given none of its
- * own (app.ts, answer-end.ts): `app.log` is this one, and every request gets a lazy child of it.
+ * own (server.ts, answer-end.ts): `app.log` is this one, and every request gets a lazy child of it.
  */
 export function createLogger(level: LogLevel, stream?: NodeJS.WritableStream | DestinationStream): Logger {
   return stream ? pino(loggerOptions(level), stream as DestinationStream) : pino(loggerOptions(level));

@@ -6,8 +6,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { MAX_HEADER_BYTES, MAX_URL_LENGTH, URL_TOO_LONG } from '../limits.js';
 import { HSTS } from './common-headers.js';
-import { MAX_HEADER_BYTES, MAX_URL_LENGTH, URL_TOO_LONG } from './limits.js';
 import { newRequestId } from './request-id.js';
 
 interface ParserError extends Error {

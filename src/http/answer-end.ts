@@ -3,7 +3,7 @@
  * ops/metrics-routes.ts). Fastify takes that moment only when it has a logger of its own, by
  * adding `finish` and `error` listeners to every response and removing them again, with two
  * clock reads and its log controller: about 5 900 instructions of a metadata answer's 83 000
- * (docs/performance.md, "The framework floor, rung by rung"). app.ts runs Fastify without a
+ * (docs/performance.md, "The framework floor, rung by rung"). server.ts runs Fastify without a
  * logger and hands Node's server `EndingResponse` instead, which says when its answer ends with
  * one call and no listener. Guarded by test/http/answer-end.test.ts.
  */
@@ -49,7 +49,7 @@ export class EndingResponse<
 }
 
 /**
- * Calls `ended` when this reply's answer ends. Node's server makes EndingResponse (app.ts);
+ * Calls `ended` when this reply's answer ends. Node's server makes EndingResponse (server.ts);
  * `inject` answers through light-my-request's own response, watched by listeners as Fastify would.
  */
 export function watchAnswerEnd(reply: FastifyReply, ended: AnswerEnded): void {

@@ -6,7 +6,7 @@
 import AjvModule, { type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
-import { urlFormats } from './school/url-fields.js';
+import { urlFormats } from '../school/url-fields.js';
 
 const Ajv = AjvModule.default;
 

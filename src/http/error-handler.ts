@@ -1,11 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DISPLAY_TEXT_PATTERN, displayTextProblem } from '../display-text.js';
+import { ApiError, OAuthError, type OAuthErrorCode, WireError } from '../errors.js';
+import { MAX_PATH_SEGMENT_LENGTH } from '../limits.js';
+import { URL_FIELD_RULES } from '../school/url-fields.js';
+import { type UnavailableReason, whyUnavailable } from '../storage/unavailable.js';
 import { REQUEST_TIMED_OUT, timedOutSockets } from './client-error.js';
-import { DISPLAY_TEXT_PATTERN, displayTextProblem } from './display-text.js';
-import { ApiError, OAuthError, type OAuthErrorCode, WireError } from './errors.js';
-import { MAX_PATH_SEGMENT_LENGTH } from './limits.js';
 import { noteErrorCode } from './logging.js';
-import { URL_FIELD_RULES } from './school/url-fields.js';
-import { type UnavailableReason, whyUnavailable } from './storage/unavailable.js';
 
 /** PostgreSQL SQLSTATE 22021: character_not_in_repertoire. */
 const PG_NUL_IN_TEXT = '22021';

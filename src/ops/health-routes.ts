@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import type { AppContext } from './context.js';
-import { unavailableError } from './error-handler.js';
-import { whyUnavailable } from './storage/unavailable.js';
+import type { AppContext } from '../context.js';
+import { unavailableError } from '../http/error-handler.js';
+import { whyUnavailable } from '../storage/unavailable.js';
 
 /** A load balancer's health check must not hang with the database: /readyz answers within this. */
 const READY_WITHIN_MS = 2000;

@@ -19,9 +19,9 @@ export interface Arrival {
 }
 
 /**
- * Fastify, run without a logger of its own (app.ts), hands every request and reply a logger that
+ * Fastify, run without a logger of its own (server.ts), hands every request and reply a logger that
  * discards; this gives them the request's own, then watches the answer and sets the headers.
- * Also called for the answers Fastify gives before any hook (app.ts `frameworkErrors`).
+ * Also called for the answers Fastify gives before any hook (server.ts `frameworkErrors`).
  */
 export function arrive(arrival: Arrival, request: FastifyRequest, reply: FastifyReply): void {
   const log = requestLogger(arrival.log, request.id);

@@ -7,8 +7,11 @@
  *
  * Each section is declared in contract/ and named for what it holds.
  */
+import type { DpopNonces, DpopProofs } from './contract/dpop.js';
 import type { Instances } from './contract/instances.js';
 
 export interface Store {
   readonly instances: Instances;
+  readonly dpopProofs: DpopProofs;
+  readonly dpopNonces: DpopNonces;
 }

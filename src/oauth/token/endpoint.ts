@@ -13,6 +13,7 @@ import { touchClient } from '../../storage/clients.repository.js';
 import { dialectOf } from '../../storage/dialect.js';
 import type { Client } from '../../storage/schema.js';
 import { authenticateClient } from '../client-auth.js';
+import { bindingFor, tokenAnswerHeaders, tokenRequestProof } from '../dpop/token-request.js';
 import { clientCredentials, param, requireForm } from '../form-request.js';
 import { inRequestTransaction } from '../request-transaction.js';
 import { CLIENT_AUTH_SECURITY, NO_STORE, OAuthErrorBody } from '../wire-schemas.js';
@@ -24,7 +25,10 @@ import { TokenRequest } from './params.js';
 
 const TokenResponse = Type.Object({
   access_token: Type.String(),
-  token_type: Type.Literal('Bearer'),
+  token_type: Type.Union([Type.Literal('Bearer'), Type.Literal('DPoP')], {
+    description:
+      'DPoP when the request carried a DPoP proof (RFC 9449 §5): the access token is bound to its key',
+  }),
   expires_in: Type.Integer(),
   refresh_token: Type.Optional(Type.String()),
   scope: Type.String(),
@@ -80,6 +84,9 @@ export async function tokenRoutes(
     async (request, reply) => {
       const params = request.body;
       const grantType = grantOf(param(params.grant_type));
+      // RFC 9449 §5: the proof is checked and its jti recorded before the grant runs (and outside
+      // its transaction: the record commits whatever the grant answers).
+      const proof = await tokenRequestProof(ctx, request);
       // PostgreSQL: one transaction from the client's lookup to the last write (request-transaction.ts).
       const body = await inRequestTransaction(ctx.db, async (db): Promise<TokenResponseBody> => {
         // PostgreSQL: the code or refresh token is read with the client, in one statement.
@@ -94,17 +101,21 @@ export async function tokenRoutes(
           joined?.read,
         );
         checkClientGrant(client, grantType);
+        const dpop = { proof, binding: bindingFor(client, proof) };
         // SQLite: the context itself (db is ctx.db), nothing new per request.
         const grantCtx = db === ctx.db ? ctx : { ...ctx, db };
         const issued =
           grantType === 'authorization_code'
-            ? await authorizationCodeGrant(grantCtx, client, params, request.ip, joined?.code())
-            : await refreshTokenGrant(grantCtx, client, params, request.ip, joined?.refreshToken());
+            ? await authorizationCodeGrant(grantCtx, client, params, request.ip, dpop, joined?.code())
+            : await refreshTokenGrant(grantCtx, client, params, request.ip, dpop, joined?.refreshToken());
         // PostgreSQL: the grant's one write statement recorded it already.
         if (!issued.clientUseRecorded) await touchClient(db, client, ctx.now());
         return issued.body;
       });
-      return reply.headers(NO_STORE).send(body);
+      return reply
+        .headers(NO_STORE)
+        .headers(await tokenAnswerHeaders(ctx))
+        .send(body);
     },
   );
 }

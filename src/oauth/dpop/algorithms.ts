@@ -1,0 +1,12 @@
+/**
+ * The JWS algorithms a DPoP proof may be signed with (RFC 9449 §5.1 metadata
+ * `dpop_signing_alg_values_supported`, §7.1 challenge `algs`): asymmetric only (§4.2: never
+ * `none` nor a MAC). ES256 and EdDSA are cheap to verify; RS256 because many libraries' keys are RSA.
+ */
+export const DPOP_SIGNING_ALGS = ['ES256', 'EdDSA', 'RS256'] as const;
+
+export type DpopSigningAlg = (typeof DPOP_SIGNING_ALGS)[number];
+
+export function isDpopSigningAlg(value: unknown): value is DpopSigningAlg {
+  return (DPOP_SIGNING_ALGS as readonly unknown[]).includes(value);
+}

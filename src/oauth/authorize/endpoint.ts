@@ -79,6 +79,7 @@ async function issueCode(
     resource: flow.request.resource,
     nonce: flow.request.nonce,
     authTime: session.authTime,
+    dpopJkt: flow.request.dpopJkt,
   });
   await recordAudit(
     x.ctx.db,

@@ -5,8 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { SIGNING_ALGS } from '../crypto/signing-key.js';
+import { DPOP_SIGNING_ALGS } from '../dpop/algorithms.js';
 import { PATHS } from '../paths.js';
-import { DPOP_SIGNING_ALGS } from './dpop/algorithms.js';
 import { SCOPE_NAMES } from './scope-catalogue.js';
 
 export const CLAIMS_SUPPORTED = [

@@ -17,9 +17,16 @@ import {
   invalidToken,
   readAuthorizationHeader,
 } from '../resource-server/bearer.js';
+import {
+  inDpopScheme,
+  isDpopAuthorization,
+  judgeDpopRequest,
+  readDpopAuthorization,
+  refuseBoundAsBearer,
+} from '../resource-server/dpop.js';
 import { findAccountById } from '../storage/accounts.repository.js';
 import { type AccountClaims, findBearerTokenWithClaims } from '../storage/bearer-joined-reads.repository.js';
-import type { BearerToken } from '../storage/bearer-tokens.repository.js';
+import { type BearerToken, findBearerToken } from '../storage/bearer-tokens.repository.js';
 import { dialectOf } from '../storage/dialect.js';
 import { splitScope } from './scopes.js';
 import { NO_STORE, OAuthErrorBody } from './wire-schemas.js';
@@ -99,9 +106,26 @@ export async function userinfoRoutes(app: FastifyInstance, ctx: AppContext): Pro
     },
     // The token is judged before any body is read (docs/api.md "Calling it": 401/403 before 400).
     onRequest: async (request) => {
-      const { token, account } = await bearerToken(ctx, request.headers.authorization);
+      const { authorization } = request.headers;
+      // RFC 9449 §7: a DPoP-bound token with its proof (resource-server/dpop.ts).
+      const dpop = isDpopAuthorization(authorization);
+      const { token, account } = dpop
+        ? {
+            token: await judgeDpopRequest(
+              ctx,
+              request,
+              readDpopAuthorization(ctx.config.issuer, authorization),
+              (hash) => findBearerToken(ctx.db, hash),
+            ),
+            account: undefined,
+          }
+        : await bearerToken(ctx, authorization);
+      if (!dpop) refuseBoundAsBearer(ctx.config.issuer, token);
       const scopes = splitScope(token.scopes);
-      if (!scopes.includes('openid')) throw insufficientScope(ctx.config.issuer, 'openid');
+      if (!scopes.includes('openid')) {
+        const refused = insufficientScope(ctx.config.issuer, 'openid');
+        throw dpop ? inDpopScheme(refused) : refused;
+      }
       request.userinfoToken = token;
       request.userinfoAccount = account ?? null;
     },

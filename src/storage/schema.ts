@@ -225,7 +225,7 @@ export interface ServerSecretsTable {
   created_at: number;
 }
 
-/** A DPoP proof seen (RFC 9449 §11.1): refused again until it would be stale anyway (src/oauth/dpop/replay.ts). */
+/** A DPoP proof seen (RFC 9449 §11.1): refused again until it would be stale anyway (src/dpop/replay.ts). */
 export interface DpopProofsTable {
   /** SHA-256 of the proof key's thumbprint and its jti, base64url. */
   proof_key: string;

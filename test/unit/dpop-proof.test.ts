@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { calculateJwkThumbprint } from 'jose';
-import { normaliseHtu, requestHtu } from '../../src/oauth/dpop/htu.js';
-import { DpopProblem, dpopHeader, MAX_PROOF_LENGTH, verifyProof } from '../../src/oauth/dpop/proof.js';
+import { normaliseHtu, requestHtu } from '../../src/dpop/htu.js';
+import { DpopProblem, dpopHeader, MAX_PROOF_LENGTH, verifyProof } from '../../src/dpop/proof.js';
 import { dpopKey, makeProof, unsignedJws } from '../helpers/dpop.js';
 
 const HTU = 'https://auth.example/api/oauth/token';

@@ -4,12 +4,12 @@
  * (`invalid_dpop_proof`, `use_dpop_nonce` with `DPoP-Nonce`, §5 and §8).
  */
 import type { FastifyRequest } from 'fastify';
+import { checkProof, type DpopContext, serverNonces } from '../../dpop/check.js';
+import { requestHtu } from '../../dpop/htu.js';
+import { DpopProblem, dpopHeader, type VerifiedProof } from '../../dpop/proof.js';
 import { OAuthError } from '../../errors.js';
 import type { Client } from '../../storage/schema.js';
 import type { Binding } from '../token/issue.js';
-import { checkProof, type DpopContext, serverNonces } from './check.js';
-import { requestHtu } from './htu.js';
-import { DpopProblem, dpopHeader, type VerifiedProof } from './proof.js';
 
 /** The OAuth error of a refused proof; a missing or stale nonce brings the current one (§8). */
 export async function tokenEndpointError(ctx: DpopContext, problem: DpopProblem): Promise<OAuthError> {

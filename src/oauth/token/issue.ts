@@ -7,10 +7,10 @@ import { type AuditInput, auditRow } from '../../audit/audit.js';
 import type { AppContext } from '../../context.js';
 import type { SigningAlg } from '../../crypto/signing-key.js';
 import type { MintedSecret } from '../../crypto/tokens.js';
+import type { VerifiedProof } from '../../dpop/proof.js';
 import { clientTouchDue } from '../../storage/clients.repository.js';
 import type { IssuanceWrites } from '../../storage/issuance-statements.repository.js';
 import type { AccessToken, Client, RefreshToken } from '../../storage/schema.js';
-import type { VerifiedProof } from '../dpop/proof.js';
 import { signIdToken } from '../id-token.js';
 import { formatScope } from '../scopes.js';
 

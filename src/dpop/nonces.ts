@@ -7,7 +7,7 @@
  * another instance, not per request.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { DpopNonces } from '../../storage/contract/dpop.js';
+import type { DpopNonces } from '../storage/contract/dpop.js';
 
 /** Seconds one nonce is handed out before the next replaces it. */
 export const NONCE_ROTATE = 300;

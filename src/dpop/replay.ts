@@ -5,7 +5,7 @@
  * that is refused as stale, so it needs no record.
  */
 import { createHash } from 'node:crypto';
-import type { DpopProofs } from '../../storage/contract/dpop.js';
+import type { DpopProofs } from '../storage/contract/dpop.js';
 import type { VerifiedProof } from './proof.js';
 
 export function proofKey(proof: Pick<VerifiedProof, 'jkt' | 'jti'>): string {

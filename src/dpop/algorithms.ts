@@ -10,3 +10,6 @@ export type DpopSigningAlg = (typeof DPOP_SIGNING_ALGS)[number];
 export function isDpopSigningAlg(value: unknown): value is DpopSigningAlg {
   return (DPOP_SIGNING_ALGS as readonly unknown[]).includes(value);
 }
+
+/** The `algs` of a `WWW-Authenticate: DPoP` challenge (RFC 9449 §7.1): space-separated. */
+export const DPOP_ALGS_TEXT = DPOP_SIGNING_ALGS.join(' ');

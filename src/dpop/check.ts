@@ -3,8 +3,8 @@
  * nonces are on (nonces.ts, §8, §9), then its record (replay.ts, §11.1), last, so that a proof
  * refused for another reason does not spend its `jti`.
  */
-import type { AppContext } from '../../context.js';
-import type { Store } from '../../storage/store.js';
+import type { AppContext } from '../context.js';
+import type { Store } from '../storage/store.js';
 import { ServerNonces } from './nonces.js';
 import { DpopProblem, type ProofExpectations, type VerifiedProof, verifyProof } from './proof.js';
 import { recordProof } from './replay.js';

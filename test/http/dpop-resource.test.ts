@@ -80,7 +80,7 @@ for (const dialect of DIALECTS) {
       assert.equal(body.error, error);
       assert.match(body.error_description, pattern);
       const challenge = challengeOf(res);
-      assert.match(challenge, /^DPoP algs="ES256 EdDSA RS256", /);
+      assert.match(challenge, /^DPoP algs="ES256 EdDSA Ed25519 RS256", /);
       assert.match(challenge, new RegExp(`error="${error}"`));
       assert.match(
         challenge,

@@ -26,7 +26,7 @@ async function refusal(proof: string, extra: Record<string, unknown> = {}): Prom
 }
 
 describe('DPoP proof checks (RFC 9449 §4.3)', () => {
-  for (const alg of ['ES256', 'EdDSA', 'RS256']) {
+  for (const alg of ['ES256', 'EdDSA', 'Ed25519', 'RS256']) {
     it(`accepts a well-made ${alg} proof and answers its key's RFC 7638 thumbprint`, async () => {
       const key = await dpopKey(alg);
       const verified = await verifyProof(await makeProof(key, { htu: HTU }), expect());
@@ -71,7 +71,7 @@ describe('DPoP proof checks (RFC 9449 §4.3)', () => {
           `alg "${alg}" is not accepted \\(a proof is signed with the private key of an asymmetric pair`,
         ),
       );
-      assert.match(description, /ES256, EdDSA, RS256/);
+      assert.match(description, /ES256, EdDSA, Ed25519, RS256/);
     }
     assert.match(
       await refusal(unsignedJws({ typ: 'dpop+jwt', alg: 'ES512', jwk: key.publicJwk })),

@@ -77,10 +77,18 @@ for (const dialect of DIALECTS) {
           oauth.processAuthorizationCodeResponse(
             as,
             client,
-            await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT_URI, verifier, {
-              DPoP,
-              ...insecure,
-            }),
+            await oauth.authorizationCodeGrantRequest(
+              as,
+              client,
+              oauth.None(),
+              params,
+              REDIRECT_URI,
+              verifier,
+              {
+                DPoP,
+                ...insecure,
+              },
+            ),
           ),
         );
         assert.equal(tokens.token_type, 'dpop');
@@ -118,16 +126,23 @@ for (const dialect of DIALECTS) {
           oauth.processRefreshTokenResponse(
             as,
             client,
-            await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, { DPoP, ...insecure }),
+            await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, {
+              DPoP,
+              ...insecure,
+            }),
           ),
         );
         assert.equal(refreshed.token_type, 'dpop');
       });
 
-      it("openid-client: its DPoP handle through exchange, UserInfo, a protected GET and refresh", async () => {
+      it('openid-client: its DPoP handle through exchange, UserInfo, a protected GET and refresh', async () => {
         const config = await oidc.dynamicClientRegistration(
           new URL(t.url),
-          { client_name: 'openid-client DPoP', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' },
+          {
+            client_name: 'openid-client DPoP',
+            redirect_uris: [REDIRECT_URI],
+            token_endpoint_auth_method: 'none',
+          },
           undefined,
           { execute: [oidc.allowInsecureRequests] },
         );
@@ -146,12 +161,21 @@ for (const dialect of DIALECTS) {
           password: person.password,
           decision: 'allow',
         });
-        const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier }, undefined, {
-          DPoP,
-        });
+        const tokens = await oidc.authorizationCodeGrant(
+          config,
+          callback,
+          { pkceCodeVerifier: verifier },
+          undefined,
+          {
+            DPoP,
+          },
+        );
         assert.equal(tokens.token_type.toLowerCase(), 'dpop');
         const sub = tokens.claims()!.sub;
-        assert.equal((await oidc.fetchUserInfo(config, tokens.access_token, sub, { DPoP })).sub, person.account.id);
+        assert.equal(
+          (await oidc.fetchUserInfo(config, tokens.access_token, sub, { DPoP })).sub,
+          person.account.id,
+        );
         const account = await oidc.fetchProtectedResource(
           config,
           tokens.access_token,
@@ -166,10 +190,13 @@ for (const dialect of DIALECTS) {
         assert.equal(refreshed.token_type.toLowerCase(), 'dpop');
         // Another key's proof cannot use the bound refresh token.
         const thief = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair('ES256'));
-        await assert.rejects(oidc.refreshTokenGrant(config, refreshed.refresh_token!, undefined, { DPoP: thief }), (error: Error & { error?: string }) => {
-          assert.equal(error.error, 'invalid_dpop_proof');
-          return true;
-        });
+        await assert.rejects(
+          oidc.refreshTokenGrant(config, refreshed.refresh_token!, undefined, { DPoP: thief }),
+          (error: Error & { error?: string }) => {
+            assert.equal(error.error, 'invalid_dpop_proof');
+            return true;
+          },
+        );
       });
     });
   }

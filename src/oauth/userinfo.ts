@@ -101,7 +101,12 @@ export async function userinfoRoutes(app: FastifyInstance, ctx: AppContext): Pro
     schema: {
       tags: ['oauth'],
       summary: 'Claims about the signed-in person (OpenID Connect UserInfo)',
-      security: [{ oauth2: ['openid'] }, { oauth2: ['openid', 'profile'] }, { oauth2: ['openid', 'email'] }],
+      security: [
+        { oauth2: ['openid'] },
+        { oauth2: ['openid', 'profile'] },
+        { oauth2: ['openid', 'email'] },
+        { dpop: ['openid'] },
+      ],
       response: { 200: UserInfo, 401: OAuthErrorBody, 403: OAuthErrorBody },
     },
     // The token is judged before any body is read (docs/api.md "Calling it": 401/403 before 400).

@@ -303,7 +303,7 @@ for (const dialect of DIALECTS) {
       const keyed = async () => {
         const text = pageText(await (await browser.get('/account/apps')).text());
         return (
-          /Keyed Agent[^]*?Key-bound Your identity/.test(text) &&
+          /Keyed Agent[\s\S]*?Key-bound Your identity/.test(text) &&
           /Tokens Key-bound: they work only with a key kept by the app \(DPoP\)/.test(text)
         );
       };

@@ -6,6 +6,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
+  type CryptoKey,
   calculateJwkThumbprint,
   compactVerify,
   decodeProtectedHeader,
@@ -109,10 +110,35 @@ function checkHeader(header: Record<string, unknown>): JWK {
   return jwk as JWK;
 }
 
-async function verifiedPayload(proof: string): Promise<Record<string, unknown>> {
+/**
+ * Keys already imported, by the proof header's exact base64url text (typ, alg and jwk: the same
+ * for every proof of one client key): importing the jwk and computing its thumbprint are each
+ * more work than the signature check itself, and a client sends many proofs with one key. The
+ * header text determines the key, so a hit is the very key EmbeddedJWK would import.
+ */
+const KNOWN_KEYS_MAX = 10_000;
+const knownKeys = new Map<string, { readonly key: CryptoKey; readonly jkt: string }>();
+
+async function verifiedPayload(
+  proof: string,
+  jwk: JWK,
+): Promise<{ claims: Record<string, unknown>; jkt: string }> {
+  const headerText = proof.slice(0, proof.indexOf('.'));
+  const known = knownKeys.get(headerText);
   let payload: Uint8Array;
+  let jkt: string;
   try {
-    ({ payload } = await compactVerify(proof, EmbeddedJWK, { algorithms: [...DPOP_SIGNING_ALGS] }));
+    const algorithms = [...DPOP_SIGNING_ALGS];
+    if (known) {
+      ({ payload } = await compactVerify(proof, known.key, { algorithms }));
+      jkt = known.jkt;
+    } else {
+      const verified = await compactVerify(proof, EmbeddedJWK, { algorithms });
+      payload = verified.payload;
+      jkt = await calculateJwkThumbprint(jwk, 'sha256');
+      if (knownKeys.size >= KNOWN_KEYS_MAX) knownKeys.clear();
+      knownKeys.set(headerText, { key: verified.key as CryptoKey, jkt });
+    }
   } catch (error) {
     if (error instanceof errors.JWSSignatureVerificationFailed) {
       throw invalid(
@@ -133,7 +159,7 @@ async function verifiedPayload(proof: string): Promise<Record<string, unknown>> 
   if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) {
     throw invalid("the DPoP proof's payload is not a JSON object; send the claims jti, htm, htu and iat");
   }
-  return claims as Record<string, unknown>;
+  return { claims: claims as Record<string, unknown>, jkt };
 }
 
 /** base64url(SHA-256(ASCII(token))): the `ath` claim (RFC 9449 §4.2). */
@@ -200,13 +226,13 @@ function checkClaims(
 export async function verifyProof(proof: string, expect: ProofExpectations): Promise<VerifiedProof> {
   const jwk = checkHeader(headerOf(proof));
   // §4.3 check 6: the signature, with the header's key (jose refuses a private or mismatched key).
-  const claims = await verifiedPayload(proof);
+  const { claims, jkt } = await verifiedPayload(proof, jwk);
   const { jti, iat } = checkClaims(claims, expect);
   const nonce = claims.nonce;
   if (nonce !== undefined && typeof nonce !== 'string') {
     throw invalid('the DPoP proof\'s "nonce" must be the string the server sent in DPoP-Nonce');
   }
-  return { jkt: await calculateJwkThumbprint(jwk, 'sha256'), jti, iat, nonce };
+  return { jkt, jti, iat, nonce };
 }
 
 /**

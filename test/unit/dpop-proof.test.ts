@@ -97,6 +97,23 @@ describe('DPoP proof checks (RFC 9449 §4.3)', () => {
     assert.match(await refusal(forged), /signature does not verify with the jwk in its header/);
   });
 
+  it("a proof with a known key's header is still checked against that key: another key's signature is refused", async () => {
+    const key = await dpopKey();
+    const other = await dpopKey();
+    await verifyProof(await makeProof(key, { htu: HTU }), expect());
+    const forged = await makeProof(other, { htu: HTU, header: { jwk: key.publicJwk } });
+    assert.equal(
+      forged.split('.')[0],
+      (await makeProof(key, { htu: HTU })).split('.')[0],
+      'the same header text',
+    );
+    assert.match(await refusal(forged), /signature does not verify with the jwk in its header/);
+    assert.equal(
+      (await verifyProof(await makeProof(key, { htu: HTU }), expect())).jkt,
+      await calculateJwkThumbprint(key.publicJwk, 'sha256'),
+    );
+  });
+
   it('refuses a jwk of the wrong type for the alg', async () => {
     const rsa = await dpopKey('RS256');
     assert.match(

@@ -31,6 +31,10 @@ export interface Config {
   readonly jwksMaxAge: number;
   readonly refreshTokenTtl: number;
   readonly refreshGrace: number;
+  /** RFC 9449 §4.3, §11.1: seconds a DPoP proof's `iat` may lie before or after the server's time. */
+  readonly dpopProofWindow: number;
+  /** RFC 9449 §8, §9: whether DPoP proofs must carry a server nonce (docs/decisions.md "DPoP"). */
+  readonly dpopNonces: boolean;
   readonly sessionTtl: number;
   readonly sessionAbsoluteTtl: number;
   /** A dynamic client with no live grant and no use for this long is pruned. */
@@ -406,6 +410,8 @@ export function loadConfig(env: Env = process.env): Config {
     jwksMaxAge: r.int('JWKS_MAX_AGE', 60, 0, 86400),
     refreshTokenTtl: r.int('REFRESH_TOKEN_TTL', 2592000, 1),
     refreshGrace: r.int('REFRESH_GRACE', 30, 0, 300),
+    dpopProofWindow: r.int('DPOP_PROOF_WINDOW', 60, 5, 300),
+    dpopNonces: r.onOff('DPOP_NONCES', false),
     sessionTtl: r.int('SESSION_TTL', 86400, 1),
     sessionAbsoluteTtl: r.int('SESSION_ABSOLUTE_TTL', 604800, 1),
     clientIdleTtl: r.int('CLIENT_IDLE_TTL', 2592000, 1),

@@ -19,6 +19,8 @@ export type OAuthErrorCode =
   | 'consent_required'
   | 'interaction_required'
   | 'invalid_token'
+  | 'invalid_dpop_proof'
+  | 'use_dpop_nonce'
   | 'insufficient_scope'
   | 'server_error'
   | 'temporarily_unavailable';

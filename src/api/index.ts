@@ -26,7 +26,9 @@ const errorResponse = (description: string) => ({ ...errorSchema, description })
 function documentAccess(route: RouteOptions, access: Access): void {
   route.schema ??= {};
   const schema = route.schema as Record<string, unknown>;
-  schema.security = access.anonymous ? [{ oauth2: [access.scope] }, {}] : [{ oauth2: [access.scope] }];
+  // The token as Bearer, or DPoP-bound with its proof (RFC 9449 §7; the dpop scheme of /openapi.json).
+  const token = [{ oauth2: [access.scope] }, { dpop: [access.scope] }];
+  schema.security = access.anonymous ? [...token, {}] : token;
   schema.response ??= {};
   const response = schema.response as Record<string | number, unknown>;
   response[400] ??= errorResponse('Bad input: the description names the field (`invalid_request`)');

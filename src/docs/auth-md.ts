@@ -32,6 +32,93 @@ const server = require("node:http").createServer((req, res) => {
   server.close();
 }).listen(at.port, at.hostname, () => console.error("Open this URL in a browser: " + open));`;
 
+/**
+ * A DPoP proof signer (RFC 9449 §4.2) in plain Node: the ES256 key made by openssl beside it,
+ * the public JWK in the header, `ath` when a token is given, `nonce` when one is given; `jkt`
+ * prints the key's RFC 7638 thumbprint (members in lexicographic order) for `dpop_jkt`. Written
+ * to a file by a heredoc, so it may use any quote.
+ */
+const PROOF_SCRIPT = `const c = require("node:crypto"), fs = require("node:fs"), path = require("node:path");
+const [method, url, token, nonce] = process.argv.slice(2);
+const key = c.createPrivateKey(fs.readFileSync(path.join(__dirname, "dpop-key.pem")));
+const { kty, crv, x, y } = c.createPublicKey(key).export({ format: "jwk" });
+if (method === "jkt") return console.log(c.createHash("sha256").update(JSON.stringify({ crv, kty, x, y })).digest("base64url"));
+const part = (o) => Buffer.from(JSON.stringify(o)).toString("base64url");
+const claims = { jti: c.randomUUID(), htm: method, htu: url, iat: Math.floor(Date.now() / 1000) };
+if (token) claims.ath = c.createHash("sha256").update(token).digest("base64url");
+if (nonce) claims.nonce = nonce;
+const input = part({ typ: "dpop+jwt", alg: "ES256", jwk: { kty, crv, x, y } }) + "." + part(claims);
+const signature = c.sign("sha256", Buffer.from(input), { key, dsaEncoding: "ieee-p1363" });
+console.log(input + "." + signature.toString("base64url"));`;
+
+/** The DPoP section (RFC 9449): a key, proofs, and the same steps with tokens bound to the key. */
+function dpopSection(): string {
+  return `## DPoP: tokens bound to a key (RFC 9449)
+
+A copied bearer token works anywhere. With DPoP the client holds a key pair and signs a short
+proof for every request; the tokens it gets are bound to that key (\`token_type: DPoP\`), so a
+token file copied without the key is useless. The metadata lists the proof algorithms
+(\`dpop_signing_alg_values_supported\`). Libraries do all of this for you (oauth4webapi's and
+openid-client's \`DPoP\` handles); by hand it is one key and one small script.
+
+Make an ES256 key, and a script that signs a proof with it for a method and URL (and, for API
+calls, the access token):
+
+\`\`\`sh dpop
+DPOP_DIR=$(mktemp -d)
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$DPOP_DIR/dpop-key.pem"
+cat > "$DPOP_DIR/proof.js" <<'EOF'
+${PROOF_SCRIPT}
+EOF
+node "$DPOP_DIR/proof.js" POST "$BASE_URL${PATHS.token}"
+\`\`\`
+
+Authorize as in steps 3 and 4; to bind the code to the key too (RFC 9449 §10), add the key's
+thumbprint to the authorization URL first, as \`AUTHORIZE_URL="$AUTHORIZE_URL&dpop_jkt=$(node "$DPOP_DIR/proof.js" jkt)"\`.
+Then exchange the code with a fresh proof in the \`DPoP\` header:
+
+\`\`\`sh dpop
+curl -s -w '\\n' -X POST "$BASE_URL${PATHS.token}" \\
+  -H "DPoP: $(node "$DPOP_DIR/proof.js" POST "$BASE_URL${PATHS.token}")" \\
+  --data-urlencode grant_type=authorization_code \\
+  --data-urlencode "code=$CODE" \\
+  --data-urlencode "redirect_uri=$REDIRECT_URI" \\
+  --data-urlencode "client_id=$CLIENT_ID" \\
+  --data-urlencode "code_verifier=$VERIFIER"
+\`\`\`
+
+\`\`\`sh dpop
+ACCESS_TOKEN='<ACCESS_TOKEN>'
+REFRESH_TOKEN='<REFRESH_TOKEN>'
+\`\`\`
+
+The answer says \`"token_type":"DPoP"\`. Call the API with \`Authorization: DPoP\` and a proof
+for that method and URL (without the query) carrying the token's hash (\`ath\`):
+
+\`\`\`sh dpop
+curl -s -w '\\n' "$BASE_URL/api/v1/account" -H "Authorization: DPoP $ACCESS_TOKEN" \\
+  -H "DPoP: $(node "$DPOP_DIR/proof.js" GET "$BASE_URL/api/v1/account" "$ACCESS_TOKEN")"
+\`\`\`
+
+A public client's refresh token is bound to the key too: refreshing needs a proof of the same key.
+
+\`\`\`sh dpop
+curl -s -w '\\n' -X POST "$BASE_URL${PATHS.token}" \\
+  -H "DPoP: $(node "$DPOP_DIR/proof.js" POST "$BASE_URL${PATHS.token}")" \\
+  --data-urlencode grant_type=refresh_token \\
+  --data-urlencode "refresh_token=$REFRESH_TOKEN" \\
+  --data-urlencode "client_id=$CLIENT_ID"
+\`\`\`
+
+Every proof is used once (a new \`jti\` each time) and only within a minute of its \`iat\`. A
+bad proof is answered \`invalid_dpop_proof\` with what was wrong; the API answers 401 with
+\`WWW-Authenticate: DPoP algs="…", error="…"\`, also for a DPoP token sent as Bearer. If the
+server answers \`use_dpop_nonce\`, make the proof again with the \`DPoP-Nonce\` header's value as
+its fourth argument (the \`nonce\` claim). A client registered with
+\`"dpop_bound_access_tokens": true\` is never given a Bearer token.
+`;
+}
+
 /** Client authentication methods (RFC 6749 §2.3), as the metadata advertises them. */
 function clientAuthentication(issuer: string): string {
   const methods = authorizationServerMetadata(issuer).token_endpoint_auth_methods_supported;
@@ -306,6 +393,7 @@ curl -s -w '\\n' "$BASE_URL/api/v1/account" -H "Authorization: Bearer $ACCESS_TO
 The last call now answers 401 \`invalid_token\`.
 
 ${clientAuthentication(issuer)}
+${dpopSection()}
 ## Errors
 
 Every error is JSON: \`{"error": "…", "error_description": "…"}\`. The description says what to

@@ -27,10 +27,16 @@ export async function registerOpenApi(app: FastifyInstance, ctx: AppContext): Pr
             description:
               'Client authentication (client_secret_basic, RFC 6749 §2.3.1): user-id client_id, password client_secret, each form-urlencoded. A confidential client may send client_secret in the form body instead; a public client sends only client_id.',
           },
+          dpop: {
+            type: 'http',
+            scheme: 'DPoP',
+            description:
+              'RFC 9449: an access token issued with token_type DPoP (the token request carried a DPoP proof), sent as `Authorization: DPoP <token>` with a `DPoP` header: a proof JWT (typ dpop+jwt, alg ES256, EdDSA, Ed25519 or RS256, the public jwk in its header) with htm, htu (this URL without query), iat, a unique jti, and ath = BASE64URL(SHA-256(token)). The token is obtained through the oauth2 scheme with the same proof on the token request. Refusals answer 401 with `WWW-Authenticate: DPoP`.',
+          },
           oauth2: {
             type: 'oauth2',
             description:
-              'Authorization code with PKCE (S256). Send the access token as `Authorization: Bearer <token>`.',
+              'Authorization code with PKCE (S256). Send the access token as `Authorization: Bearer <token>`; a token issued with token_type DPoP as the dpop scheme says.',
             flows: {
               authorizationCode: {
                 authorizationUrl: issuer + PATHS.authorization,

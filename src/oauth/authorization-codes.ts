@@ -17,6 +17,8 @@ export interface CodeRequest {
   readonly resource: string;
   readonly nonce: string | null;
   readonly authTime: number;
+  /** RFC 9449 §10: the `dpop_jkt` of the request; the code is then redeemed only with that key's proof. */
+  readonly dpopJkt?: string | undefined;
 }
 
 export interface IssuedCode {
@@ -59,6 +61,7 @@ export async function issueAuthorizationCode(
       created_at: now,
       expires_at: now + ctx.config.codeTtl,
       consumed_at: null,
+      jkt: request.dpopJkt ?? null,
     },
   );
   return { code: code.value, grantId };

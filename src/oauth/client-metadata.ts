@@ -33,6 +33,8 @@ export interface RegistrationRequest {
   readonly software_id?: string;
   readonly software_version?: string;
   readonly id_token_signed_response_alg?: string;
+  /** RFC 9449 §5.2. */
+  readonly dpop_bound_access_tokens?: unknown;
 }
 
 /** Metadata echoed back as registered, beyond the fields with their own columns. */
@@ -48,7 +50,7 @@ export type ExtraMetadata = Partial<
     | 'software_id'
     | 'software_version'
   >
->;
+> & { readonly dpop_bound_access_tokens?: boolean };
 
 export interface ClientMetadata {
   readonly clientName: string | undefined;
@@ -133,7 +135,12 @@ function extraMetadata(body: RegistrationRequest): ExtraMetadata {
     const parsed = parseScope(body.scope);
     if ('error' in parsed) throw metadataError(`scope: ${parsed.error}`);
   }
+  if (body.dpop_bound_access_tokens !== undefined && typeof body.dpop_bound_access_tokens !== 'boolean') {
+    throw metadataError('dpop_bound_access_tokens must be true, false or left out (RFC 9449 §5.2)');
+  }
   const extra: Record<string, unknown> = {};
+  // Echoed only when true: false is the default, and what every other client has.
+  if (body.dpop_bound_access_tokens === true) extra.dpop_bound_access_tokens = true;
   for (const key of [
     'scope',
     'client_uri',

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { SIGNING_ALGS } from '../crypto/signing-key.js';
+import { DPOP_SIGNING_ALGS } from '../dpop/algorithms.js';
 import { PATHS } from '../paths.js';
 import { SCOPE_NAMES } from './scope-catalogue.js';
 
@@ -51,6 +52,8 @@ export function authorizationServerMetadata(issuer: string, clientIdMetadataDocu
     revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     authorization_response_iss_parameter_supported: true,
+    // RFC 9449 §5.1: DPoP is offered to every client (docs/decisions.md "DPoP").
+    dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGS],
     client_id_metadata_document_supported: clientIdMetadataDocuments,
     service_documentation: issuer + PATHS.authMd,
     ui_locales_supported: ['en'],
@@ -78,6 +81,9 @@ export function protectedResourceMetadata(issuer: string) {
     authorization_servers: [issuer],
     scopes_supported: [...SCOPE_NAMES],
     bearer_methods_supported: ['header'],
+    // RFC 9728 §2: DPoP-bound tokens are accepted beside bearer ones, not required.
+    dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGS],
+    dpop_bound_access_tokens_required: false,
     resource_documentation: issuer + PATHS.authMd,
   };
 }

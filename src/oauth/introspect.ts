@@ -27,7 +27,18 @@ const IntrospectionResponse = Type.Object({
   iss: Type.Optional(Type.String()),
   exp: Type.Optional(Type.Integer()),
   iat: Type.Optional(Type.Integer()),
-  token_type: Type.Optional(Type.String({ description: '"Bearer" (access token) or "refresh_token"' })),
+  token_type: Type.Optional(
+    Type.String({
+      description:
+        '"Bearer" or "DPoP" (an access token, RFC 9449 §6.2: DPoP when bound to a key) or "refresh_token"',
+    }),
+  ),
+  cnf: Type.Optional(
+    Type.Object(
+      { jkt: Type.String({ description: 'SHA-256 JWK thumbprint (RFC 7638) of the DPoP key' }) },
+      { description: 'RFC 9449 §6.2: the key the token is bound to' },
+    ),
+  ),
 });
 
 export type Introspection =
@@ -41,7 +52,8 @@ export type Introspection =
       iss: string;
       exp: number;
       iat: number;
-      token_type: 'Bearer' | 'refresh_token';
+      token_type: 'Bearer' | 'DPoP' | 'refresh_token';
+      cnf?: { jkt: string };
     };
 
 const INACTIVE: Introspection = { active: false };
@@ -100,7 +112,9 @@ async function introspect(
     iss: ctx.config.issuer,
     exp: found.row.expires_at,
     iat: found.row.created_at,
-    token_type: found.tokenType,
+    // RFC 9449 §6.2: a bound access token is of type DPoP, and names its key.
+    token_type: found.tokenType === 'Bearer' && found.row.jkt !== null ? 'DPoP' : found.tokenType,
+    ...(found.row.jkt !== null ? { cnf: { jkt: found.row.jkt } } : {}),
   };
 }
 

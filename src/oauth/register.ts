@@ -50,6 +50,12 @@ const RegistrationBody = Type.Object(
     contacts: Type.Optional(Type.Array(Text('Contact email', 320), { maxItems: 10 })),
     software_id: Type.Optional(Text('Identifier of the client software', 200)),
     software_version: Type.Optional(Text('Version of the client software', 200)),
+    dpop_bound_access_tokens: Type.Optional(
+      Type.Boolean({
+        description:
+          'RFC 9449 §5.2: true when every token request of this client carries a DPoP proof; it then never gets a Bearer token',
+      }),
+    ),
     id_token_signed_response_alg: Type.Optional(
       Type.String({
         description: 'Algorithm of the ID tokens: "RS256" (default), "ES256" (P-256) or "EdDSA" (Ed25519)',
@@ -81,6 +87,7 @@ const RegistrationResponse = Type.Object(
     contacts: Type.Optional(Type.Array(Type.String())),
     software_id: Type.Optional(Type.String()),
     software_version: Type.Optional(Type.String()),
+    dpop_bound_access_tokens: Type.Optional(Type.Boolean()),
     id_token_signed_response_alg: Type.String(),
   },
   { description: 'The registered client (RFC 7591 §3.2.1)' },

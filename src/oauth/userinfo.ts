@@ -16,6 +16,13 @@ import {
   invalidToken,
   readAuthorizationHeader,
 } from '../resource-server/bearer.js';
+import {
+  inDpopScheme,
+  isDpopAuthorization,
+  judgeDpopRequest,
+  readDpopAuthorization,
+  refuseBoundAsBearer,
+} from '../resource-server/dpop.js';
 import type { AccountClaims, BearerToken } from '../storage/contract/bearer-tokens.js';
 import { splitScope } from './scopes.js';
 import { NO_STORE, OAuthErrorBody } from './wire-schemas.js';
@@ -87,14 +94,36 @@ export async function userinfoRoutes(app: FastifyInstance, ctx: AppContext): Pro
     schema: {
       tags: ['oauth'],
       summary: 'Claims about the signed-in person (OpenID Connect UserInfo)',
-      security: [{ oauth2: ['openid'] }, { oauth2: ['openid', 'profile'] }, { oauth2: ['openid', 'email'] }],
+      security: [
+        { oauth2: ['openid'] },
+        { oauth2: ['openid', 'profile'] },
+        { oauth2: ['openid', 'email'] },
+        { dpop: ['openid'] },
+      ],
       response: { 200: UserInfo, 401: OAuthErrorBody, 403: OAuthErrorBody },
     },
     // The token is judged before any body is read (docs/api.md "Calling it": 401/403 before 400).
     onRequest: async (request) => {
-      const { token, account } = await bearerToken(ctx, request.headers.authorization);
+      const { authorization } = request.headers;
+      // RFC 9449 §7: a DPoP-bound token with its proof (resource-server/dpop.ts).
+      const dpop = isDpopAuthorization(authorization);
+      const { token, account } = dpop
+        ? {
+            token: await judgeDpopRequest(
+              ctx,
+              request,
+              readDpopAuthorization(ctx.config.issuer, authorization),
+              async (hash) => ctx.store.bearerTokens.find(hash),
+            ),
+            account: undefined,
+          }
+        : await bearerToken(ctx, authorization);
+      if (!dpop) refuseBoundAsBearer(ctx.config.issuer, token);
       const scopes = splitScope(token.scopes);
-      if (!scopes.includes('openid')) throw insufficientScope(ctx.config.issuer, 'openid');
+      if (!scopes.includes('openid')) {
+        const refused = insufficientScope(ctx.config.issuer, 'openid');
+        throw dpop ? inDpopScheme(refused) : refused;
+      }
       request.userinfoToken = token;
       request.userinfoAccount = account ?? null;
     },

@@ -17,6 +17,7 @@ import type { AppContext } from '../context.js';
 import { statementTargetMs, TimeBoundBatches } from './batch-size.js';
 import { type Log, type PeriodicJob, startPeriodic } from './periodic.js';
 import { PRUNE_BATCH, prune } from './prune.js';
+import { pruneDpop } from './prune-dpop.js';
 import { LoadAwareRest } from './prune-rest.js';
 import { StatementTimes } from './statement-times.js';
 
@@ -60,8 +61,8 @@ export function startPruneSchedule(ctx: AppContext, log: PruneLog): PeriodicJob 
       const warmth = { passes: 0, bytes: 0, ms: 0 };
       const rests = new LoadAwareRest();
       const outcome = await ctx.store.instances
-        .tryAlone('prune', () =>
-          ctx.storage.whileWarm(
+        .tryAlone('prune', async () => ({
+          ...(await ctx.storage.whileWarm(
             () =>
               prune(ctx.storage.offLoopDb, ctx.config, now, {
                 batches: () => new TimeBoundBatches({ max: PRUNE_BATCH, targetMs }),
@@ -76,8 +77,9 @@ export function startPruneSchedule(ctx: AppContext, log: PruneLog): PeriodicJob 
               warmth.bytes += pass.bytes;
               warmth.ms += pass.ms;
             },
-          ),
-        )
+          )),
+          ...(await pruneDpop(ctx.store, now)),
+        }))
         .catch((error: unknown) => {
           // The failed prune may have deleted tokens whose grants it never checked.
           lastWalk = undefined;

@@ -36,6 +36,8 @@ export interface ConnectedApp {
   readonly lastUsed: number | null;
   /** It holds a live grant (tokens) now, not only a remembered consent. */
   readonly hasAccess: boolean;
+  /** Its live tokens are bound to a key the app holds (DPoP, RFC 9449): a copy is useless without it. */
+  readonly keyBound?: boolean;
 }
 
 export interface ConnectedAppsPage {
@@ -87,11 +89,12 @@ function appSection(app: ConnectedApp, index: number, csrfToken: string): SafeHt
   return html`<section class="app">
 <h2 id="${id}">${app.name} ${clientKindBadge(app.kind, app.identity?.trusted)}</h2>
 <p class="muted" id="${id}-who">${identifiedBy(app)} · registered ${day(app.registeredAt)} · last used ${app.lastUsed === null ? 'never' : utcTime(app.lastUsed)}</p>
-<p>${app.hasAccess ? '' : html`<span class="badge">No access now</span> `}${scopeSummary(app)}</p>
+<p>${app.hasAccess ? '' : html`<span class="badge">No access now</span> `}${app.keyBound ? html`<span class="badge">Key-bound</span> ` : ''}${scopeSummary(app)}</p>
 <details><summary>Details<span class="visually-hidden"> of ${app.name}, ${identifiedBy(app)}</span></summary>
 <dl class="facts">
 <dt>Redirects to</dt><dd>${redirects(app)}</dd>
 <dt>Access</dt><dd>${access(app)}</dd>
+${app.keyBound ? html`<dt>Tokens</dt><dd>Key-bound: they work only with a key kept by the app (DPoP), so a copied token is useless elsewhere</dd>` : ''}
 <dt>First allowed</dt><dd>${utcTime(app.firstGranted)}</dd>
 <dt>Last used</dt><dd>${app.lastUsed === null ? 'never' : utcTime(app.lastUsed)}</dd>
 <dt>Registered</dt><dd>${utcTime(app.registeredAt)}</dd>

@@ -68,6 +68,7 @@ interface Entry {
   first: number;
   last: number | null;
   live: boolean;
+  keyBound: boolean;
 }
 
 /** One entry per client: scopes united, first allowed and latest use across its consent and grants. */
@@ -83,14 +84,16 @@ export function toConnectedApps(
       first: row.created_at,
       last: null,
       live: false,
+      keyBound: false,
     };
     for (const s of row.scopes.split(' ')) if (s) entry.scopes.add(s);
     entry.first = Math.min(entry.first, row.created_at);
     if (row.last_used_at !== null) entry.last = Math.max(entry.last ?? 0, row.last_used_at);
     entry.live ||= row.live;
+    entry.keyBound ||= row.keyBound;
     byClient.set(row.client_id, entry);
   }
-  const apps = [...byClient.values()].map(({ row, scopes, first, last, live }) => ({
+  const apps = [...byClient.values()].map(({ row, scopes, first, last, live, keyBound }) => ({
     clientId: row.client_id,
     name: row.client_name,
     kind: row.client_kind,
@@ -102,6 +105,7 @@ export function toConnectedApps(
     firstGranted: first,
     lastUsed: last,
     hasAccess: live,
+    keyBound,
   }));
   // By name; apps of one name newest registration first.
   return apps.sort(

@@ -15,6 +15,13 @@ import { ApiError, OAuthError } from '../errors.js';
 import { PATHS } from '../paths.js';
 import type { AccessTokenWithAccount, BearerToken, MaybeNow } from '../storage/contract/bearer-tokens.js';
 import { acceptToken, insufficientScope, invalidToken, readAuthorizationHeader } from './bearer.js';
+import {
+  inDpopScheme,
+  isDpopAuthorization,
+  judgeDpopRequest,
+  readDpopAuthorization,
+  refuseBoundAsBearer,
+} from './dpop.js';
 import { type Access, ANONYMOUS, type Principal } from './principal.js';
 
 const USE_HEADER =
@@ -88,6 +95,8 @@ function judgeToken(
   let token: BearerToken;
   try {
     token = acceptToken(ctx, row);
+    // RFC 9449 §7.2: a DPoP-bound token is not a bearer token.
+    refuseBoundAsBearer(ctx.config.issuer, token);
   } catch (error) {
     limit(request, undefined);
     throw error;
@@ -133,6 +142,14 @@ export function installGuard(app: FastifyInstance, ctx: AppContext, limit: ApiLi
       done();
       return;
     }
+    // RFC 9449 §7: `Authorization: DPoP` is judged with its proof (resource-server/dpop.ts).
+    if (isDpopAuthorization(request.headers.authorization)) {
+      dpopPrincipal(ctx, request, access, limit).then((principal) => {
+        request.principal = principal;
+        done();
+      }, done);
+      return;
+    }
     let principal: Principal | undefined;
     let pending: Promise<AccessTokenWithAccount | undefined> | undefined;
     let tokenHash = '';
@@ -168,6 +185,34 @@ export function installGuard(app: FastifyInstance, ctx: AppContext, limit: ApiLi
       })
       .then(() => done(), done);
   });
+}
+
+/** A DPoP request's principal: the proof and token judged, then the scope as for Bearer. */
+async function dpopPrincipal(
+  ctx: AppContext,
+  request: FastifyRequest,
+  access: Access,
+  limit: ApiLimit,
+): Promise<Principal> {
+  let token: BearerToken;
+  let tokenHash: string;
+  try {
+    if (hasQueryToken(request)) throw new OAuthError('invalid_request', USE_HEADER);
+    const presented = readDpopAuthorization(ctx.config.issuer, request.headers.authorization!);
+    tokenHash = presented.tokenHash;
+    token = await judgeDpopRequest(ctx, request, presented, async (hash) =>
+      ctx.store.bearerTokens.find(hash),
+    );
+  } catch (error) {
+    limit(request, undefined);
+    throw error;
+  }
+  limit(request, tokenHash);
+  try {
+    return personOf(ctx, token, access);
+  } catch (error) {
+    throw inDpopScheme(error);
+  }
 }
 
 /**

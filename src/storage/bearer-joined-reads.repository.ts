@@ -19,6 +19,7 @@ const TOKEN_COLUMNS = [
   'access_tokens.created_at',
   'access_tokens.expires_at',
   'access_tokens.revoked_at',
+  'access_tokens.jkt',
 ] as const;
 
 /** What UserInfo answers from (OIDC Core §5.4): the account's claims. */
@@ -112,6 +113,7 @@ const clientWithToken = prepared((db, clientId: string, tokenHash: string) =>
       'access_tokens.created_at as token_created_at',
       'access_tokens.expires_at as token_expires_at',
       'access_tokens.revoked_at as token_revoked_at',
+      'access_tokens.jkt as token_jkt',
       'accounts.disabled as account_disabled',
     ])
     .where('clients.id', '=', clientId),
@@ -139,6 +141,7 @@ export async function findClientWithAccessToken(
     token_created_at,
     token_expires_at,
     token_revoked_at,
+    token_jkt,
     account_disabled,
     ...client
   } = row;
@@ -153,6 +156,7 @@ export async function findClientWithAccessToken(
           created_at: token_created_at!,
           expires_at: token_expires_at!,
           revoked_at: token_revoked_at,
+          jkt: token_jkt,
           account_disabled,
         };
   return { client: client as Client, token };

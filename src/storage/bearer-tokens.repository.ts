@@ -7,7 +7,7 @@ import type { ReadNow } from './sqlite/read-now.js';
 /** What judging a bearer token needs of its row (not the hash and grant it was looked up by). */
 export type BearerToken = Pick<
   AccessToken,
-  'client_id' | 'account_id' | 'scopes' | 'resource' | 'created_at' | 'expires_at' | 'revoked_at'
+  'client_id' | 'account_id' | 'scopes' | 'resource' | 'created_at' | 'expires_at' | 'revoked_at' | 'jkt'
 >;
 export type AccessTokenWithAccount = BearerToken & { account_disabled: number | null };
 
@@ -23,6 +23,7 @@ const withAccount = prepared((db, tokenHash: string) =>
       'access_tokens.created_at',
       'access_tokens.expires_at',
       'access_tokens.revoked_at',
+      'access_tokens.jkt',
     ])
     .select('accounts.disabled as account_disabled')
     .where('access_tokens.token_hash', '=', tokenHash),

@@ -22,6 +22,8 @@ export interface ConnectionRow {
   readonly last_used_at: number | null;
   /** A live (unrevoked) grant, rather than a remembered consent. */
   readonly live: boolean;
+  /** A live grant with a live token bound to a DPoP key the app holds (RFC 9449). */
+  readonly keyBound: boolean;
 }
 
 const CLIENT_COLUMNS = [
@@ -37,18 +39,40 @@ async function liveGrantsOf(db: Kysely<Database>, accountId: string): Promise<Co
   const rows = await db
     .selectFrom('grants')
     .innerJoin('clients', 'clients.id', 'grants.client_id')
-    .select([
+    .select((eb) => [
       ...CLIENT_COLUMNS,
       'grants.client_id',
       'grants.scopes',
       'grants.created_at',
       'grants.last_used_at',
+      // A live refresh or access token of the grant bound to a DPoP key (RFC 9449 §5).
+      eb
+        .or([
+          eb.exists(
+            eb
+              .selectFrom('refresh_tokens')
+              .select('refresh_tokens.token_hash')
+              .whereRef('refresh_tokens.grant_id', '=', 'grants.id')
+              .where('refresh_tokens.jkt', 'is not', null)
+              .where('refresh_tokens.revoked_at', 'is', null),
+          ),
+          eb.exists(
+            eb
+              .selectFrom('access_tokens')
+              .select('access_tokens.token_hash')
+              .whereRef('access_tokens.grant_id', '=', 'grants.id')
+              .where('access_tokens.jkt', 'is not', null)
+              .where('access_tokens.revoked_at', 'is', null),
+          ),
+        ])
+        .as('key_bound'),
     ])
     .where('grants.account_id', '=', accountId)
     .where('grants.revoked_at', 'is', null)
     .orderBy('grants.created_at')
     .execute();
-  return rows.map((row) => ({ ...row, live: true }));
+  // SQLite answers the condition as 0 or 1, PostgreSQL as a boolean.
+  return rows.map(({ key_bound, ...row }) => ({ ...row, live: true, keyBound: Boolean(key_bound) }));
 }
 
 /**
@@ -73,7 +97,7 @@ async function consentsOf(db: Kysely<Database>, accountId: string): Promise<Conn
     ])
     .where('consents.account_id', '=', accountId)
     .execute();
-  return rows.map((row) => ({ ...row, live: false }));
+  return rows.map((row) => ({ ...row, live: false, keyBound: false }));
 }
 
 /** A person's consents and live grants: what Connected apps lists, one entry per client. */

@@ -147,6 +147,8 @@ export interface AuthorizationCodesTable {
   created_at: number;
   expires_at: number;
   consumed_at: number | null;
+  /** RFC 9449: the SHA-256 JWK thumbprint of the DPoP key whose proof must redeem it (`dpop_jkt`, RFC 9449 §10); null: not bound (migration 0130). */
+  jkt: string | null;
 }
 
 export interface AccessTokensTable {
@@ -159,6 +161,8 @@ export interface AccessTokensTable {
   created_at: number;
   expires_at: number;
   revoked_at: number | null;
+  /** RFC 9449: the SHA-256 JWK thumbprint of the DPoP key it is bound to; null: not bound (migration 0130). */
+  jkt: string | null;
 }
 
 export interface RefreshTokensTable {
@@ -179,6 +183,8 @@ export interface RefreshTokensTable {
    */
   successor: string | null;
   revoked_at: number | null;
+  /** RFC 9449 §5: the DPoP key a public client's refresh token is bound to; null: bound to the client only. */
+  jkt: string | null;
 }
 
 export interface AuditEventsTable {
@@ -219,6 +225,19 @@ export interface ServerSecretsTable {
   created_at: number;
 }
 
+/** A DPoP proof seen (RFC 9449 §11.1): refused again until it would be stale anyway (src/dpop/replay.ts). */
+export interface DpopProofsTable {
+  /** SHA-256 of the proof key's thumbprint and its jti, base64url. */
+  proof_key: string;
+  expires_at: number;
+}
+
+/** A server nonce (RFC 9449 §8) every instance accepts until `expires_at`; only its SHA-256 is stored. */
+export interface DpopNoncesTable {
+  nonce_hash: string;
+  expires_at: number;
+}
+
 export interface Database extends ApiDatabase {
   schools: SchoolsTable;
   accounts: AccountsTable;
@@ -236,6 +255,8 @@ export interface Database extends ApiDatabase {
   rate_limits: RateLimitsTable;
   signin_throttle: SigninThrottleTable;
   server_secrets: ServerSecretsTable;
+  dpop_proofs: DpopProofsTable;
+  dpop_nonces: DpopNoncesTable;
 }
 
 export type School = Selectable<SchoolsTable>;

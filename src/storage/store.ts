@@ -12,6 +12,7 @@ import type { Accounts } from './contract/accounts.js';
 import type { Audit } from './contract/audit.js';
 import type { BearerTokens } from './contract/bearer-tokens.js';
 import type { Clients } from './contract/clients.js';
+import type { DpopNonces, DpopProofs } from './contract/dpop.js';
 import type { Instances } from './contract/instances.js';
 import type { Issuance } from './contract/issuance.js';
 import type { RateLimitWindows } from './contract/rate-limit-windows.js';
@@ -33,6 +34,9 @@ export interface Store {
   readonly bearerTokens: BearerTokens;
   readonly clients: Clients;
   readonly consents: Consents;
+  /** DPoP (RFC 9449): the proofs seen and the server's nonces. */
+  readonly dpopNonces: DpopNonces;
+  readonly dpopProofs: DpopProofs;
   readonly instances: Instances<Scope>;
   readonly issuance: Issuance;
   readonly rateLimitWindows: RateLimitWindows;

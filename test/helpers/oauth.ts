@@ -87,7 +87,13 @@ export async function mintCode(
   t: TestApp,
   client: RegisteredClient,
   account: Account,
-  options: { scopes?: string[]; redirectUri?: string; resource?: string; nonce?: string | null } = {},
+  options: {
+    scopes?: string[];
+    redirectUri?: string;
+    resource?: string;
+    nonce?: string | null;
+    dpopJkt?: string;
+  } = {},
 ): Promise<MintedCode> {
   const verifier = newVerifier();
   const redirectUri = options.redirectUri ?? client.redirect_uris[0]!;
@@ -100,6 +106,7 @@ export async function mintCode(
     resource: options.resource ?? t.config.issuer,
     nonce: options.nonce === undefined ? 'n-0S6_WzA2Mj' : options.nonce,
     authTime: t.ctx.now(),
+    dpopJkt: options.dpopJkt,
   });
   return { code: issued.code, verifier, grantId: issued.grantId, redirectUri };
 }

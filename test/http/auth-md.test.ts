@@ -13,6 +13,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { hashSecret } from '../../src/crypto/tokens.js';
 import { createTestApp, DIALECTS, freePort, type TestApp } from '../helpers/app.js';
 import { authorizeViaPages, createPerson, type Person } from '../helpers/flow.js';
 
@@ -247,6 +248,29 @@ for (const dialect of DIALECTS) {
         assert.ok(markdown.includes('`client_secret_basic` is not among them yet'));
         assert.equal(answer.error, 'invalid_client');
       }
+    });
+
+    it('a client following its DPoP section gets DPoP-bound tokens, calls the API with proofs and refreshes with its key', async () => {
+      const reader = new Reader(t, person);
+      const blocks = codeBlocks(markdown);
+      const main = (marker: string) => blocks.find((b) => b.kind === 'sh' && b.script.includes(marker))!;
+      for (const marker of ["BASE_URL='", "REDIRECT_URI='", "CLIENT_ID='", 'VERIFIER=$(', 'node -e']) {
+        await reader.paste(main(marker));
+      }
+      for (const block of blocks.filter((b) => b.kind === 'sh dpop')) await reader.paste(block);
+      const tokens = json(reader.output('grant_type=authorization_code', 'sh dpop'));
+      assert.equal(tokens.token_type, 'DPoP', JSON.stringify(tokens));
+      const account = json(reader.output('Authorization: DPoP', 'sh dpop'));
+      assert.equal(account.email, person.email, JSON.stringify(account));
+      const refreshed = json(reader.output('grant_type=refresh_token', 'sh dpop'));
+      assert.equal(refreshed.token_type, 'DPoP', JSON.stringify(refreshed));
+      const jkt = (await reader.paste({ kind: 'sh dpop', script: 'node "$DPOP_DIR/proof.js" jkt\n' })).trim();
+      const row = await t.ctx.db
+        .selectFrom('access_tokens')
+        .select('jkt')
+        .where('token_hash', '=', hashSecret(String(refreshed.access_token)))
+        .executeTakeFirstOrThrow();
+      assert.equal(row.jkt, jkt, 'the script prints the thumbprint the server binds to');
     });
   });
 }

@@ -85,6 +85,7 @@ const REDIRECT_ROWS: ReadonlyArray<Row & { error: string; noState?: true }> = [
   { name: 'unknown prompt', change: { prompt: 'select_account' }, error: 'invalid_request' },
   { name: 'prompt=none with login', change: { prompt: 'none login' }, error: 'invalid_request' },
   { name: 'max_age not a number', change: { max_age: 'soon' }, error: 'invalid_request' },
+  { name: 'dpop_jkt not a SHA-256 thumbprint', change: { dpop_jkt: 'short' }, error: 'invalid_request' },
   { name: 'prompt=none without a session', change: { prompt: 'none' }, error: 'login_required' },
 ];
 

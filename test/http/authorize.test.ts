@@ -92,6 +92,12 @@ for (const dialect of DIALECTS) {
         assert.ok(kinds.includes(kind), kind);
     });
 
+    it('a dpop_jkt in the request binds the code to that DPoP key (RFC 9449 §10)', async () => {
+      const jkt = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';
+      const url = await run(new Browser(t.url), params({ dpop_jkt: jkt }));
+      assert.equal((await codeRow(url.searchParams.get('code')!)).jkt, jkt);
+    });
+
     it('Deny redirects with access_denied, state and iss, and issues nothing', async () => {
       const other = await createPerson(t.ctx.db);
       const url = await authorizeViaPages({

@@ -46,6 +46,7 @@ for (const dialect of DIALECTS) {
         revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
         introspection_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
         authorization_response_iss_parameter_supported: true,
+        dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'Ed25519', 'RS256'],
         client_id_metadata_document_supported: true,
         service_documentation: `${issuer}/auth.md`,
         ui_locales_supported: ['en'],
@@ -77,6 +78,8 @@ for (const dialect of DIALECTS) {
         authorization_servers: [issuer],
         scopes_supported: SEED_SCOPES,
         bearer_methods_supported: ['header'],
+        dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'Ed25519', 'RS256'],
+        dpop_bound_access_tokens_required: false,
         resource_documentation: `${issuer}/auth.md`,
       });
     });

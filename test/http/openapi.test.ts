@@ -21,6 +21,7 @@ type Spec = {
   components: {
     securitySchemes: {
       clientSecretBasic: { type: string; scheme: string };
+      dpop: { type: string; scheme: string };
       oauth2: {
         type: string;
         flows: {
@@ -87,6 +88,21 @@ for (const dialect of DIALECTS) {
       assert.equal(flow.tokenUrl, 'http://127.0.0.1:3000/api/oauth/token');
       assert.deepEqual(Object.keys(flow.scopes), [...SCOPE_NAMES]);
       for (const description of Object.values(flow.scopes)) assert.ok(description.length > 5);
+    });
+
+    it('declares the DPoP scheme (RFC 9449) beside oauth2 on every protected operation and UserInfo', () => {
+      assert.deepEqual(
+        {
+          type: spec.components.securitySchemes.dpop.type,
+          scheme: spec.components.securitySchemes.dpop.scheme,
+        },
+        { type: 'http', scheme: 'DPoP' },
+      );
+      assert.deepEqual(spec.paths['/api/v1/account']!.get!.security, [
+        { oauth2: ['account:read'] },
+        { dpop: ['account:read'] },
+      ]);
+      assert.ok(spec.paths['/api/oauth/userinfo']!.get!.security!.some((s) => s.dpop !== undefined));
     });
 
     it('declares HTTP Basic client authentication on the token, revocation and introspection endpoints', () => {

@@ -291,5 +291,29 @@ for (const dialect of DIALECTS) {
       assert.equal(again.status, 200);
       assert.equal(readForm(await again.text()).fields.step, 'consent');
     });
+
+    it('shows an app whose tokens are bound to a DPoP key as Key-bound, in the entry and its details', async () => {
+      const agent = await insertTestClient(t.ctx.db, {
+        name: 'Keyed Agent',
+        redirectUris: ['http://127.0.0.1/callback'],
+      });
+      await grant(agent, LOOPBACK, 'openid');
+      const [row] = await grantsOf(agent);
+      await addTokens(row!.id, agent);
+      const keyed = async () => {
+        const text = pageText(await (await browser.get('/account/apps')).text());
+        return (
+          /Keyed Agent[\s\S]*?Key-bound Your identity/.test(text) &&
+          /Tokens Key-bound: they work only with a key kept by the app \(DPoP\)/.test(text)
+        );
+      };
+      assert.equal(await keyed(), false, 'bearer tokens are not key-bound');
+      await t.ctx.db
+        .updateTable('refresh_tokens')
+        .set({ jkt: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs' })
+        .where('grant_id', '=', row!.id)
+        .execute();
+      assert.equal(await keyed(), true);
+    });
   });
 }

@@ -144,6 +144,36 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('client create --dpop-bound registers dpop_bound_access_tokens (RFC 9449 §5.2); without it the metadata stays empty', async () => {
+      const metadata = async (...more: string[]) => {
+        const r = await cli(url, [
+          'client',
+          'create',
+          '--name',
+          'Keyed',
+          '--redirect-uri',
+          'https://k.example/cb',
+          ...more,
+        ]);
+        assert.equal(r.code, 0, r.stderr);
+        const id = /client_id: (\S+)/.exec(r.stdout)?.[1] ?? '';
+        const fresh = await openStorage(url);
+        try {
+          return (
+            await fresh.db
+              .selectFrom('clients')
+              .select('metadata')
+              .where('id', '=', id)
+              .executeTakeFirstOrThrow()
+          ).metadata;
+        } finally {
+          await fresh.close();
+        }
+      };
+      assert.deepEqual(JSON.parse(await metadata('--dpop-bound')), { dpop_bound_access_tokens: true });
+      assert.deepEqual(JSON.parse(await metadata()), {});
+    });
+
     it('client create --id-token-alg stores the algorithm of its ID tokens (RS256 when left out); another is refused', async () => {
       const alg = async (...more: string[]) => {
         const r = await cli(url, [

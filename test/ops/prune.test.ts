@@ -521,6 +521,8 @@ describe("the server prune's walk over every grant (the targeted check's safety 
           sessions: 0,
           rateLimits: 0,
           clients: 0,
+          dpopProofs: 0,
+          dpopNonces: 0,
         },
         walkedAllGrants: true,
       });

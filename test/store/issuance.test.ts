@@ -23,6 +23,7 @@ function writesFor(grant: Grant, kind = 'token.issued'): IssuanceWrites {
     resource: 'http://127.0.0.1',
     created_at: NOW,
     revoked_at: null,
+    jkt: null,
   };
   return {
     now: NOW,

@@ -169,8 +169,18 @@ describe('metadata documents (draft §4, §4.1)', () => {
         applicationType: 'native',
         clientUri: 'https://agent.example.com',
         idTokenAlg: 'RS256',
+        dpopBoundAccessTokens: false,
       },
     });
+  });
+
+  it('keeps dpop_bound_access_tokens (RFC 9449 §5.2) when true; refuses one that is not a boolean', () => {
+    const bound = validateDocument(doc({ dpop_bound_access_tokens: true }), URL_);
+    assert.ok('document' in bound);
+    assert.equal(bound.document.dpopBoundAccessTokens, true);
+    const refused = validateDocument(doc({ dpop_bound_access_tokens: 'yes' }), URL_);
+    assert.ok('problem' in refused);
+    assert.match(refused.problem, /"dpop_bound_access_tokens" that is not true or false/);
   });
 
   it('keeps the id_token_signed_response_alg a document names (ES256, EdDSA)', () => {

@@ -32,6 +32,11 @@ export const clientCreate = defineCommand({
       type: 'boolean',
       description: 'issue a client secret (used with client_secret_basic or client_secret_post)',
     },
+    'dpop-bound': {
+      type: 'boolean',
+      description:
+        'the integration always sends DPoP proofs (dpop_bound_access_tokens, RFC 9449 §5.2): it never gets a Bearer token',
+    },
     'id-token-alg': {
       type: 'string',
       choices: [...SIGNING_ALGS],
@@ -61,7 +66,7 @@ export const clientCreate = defineCommand({
       secret_hash: secret?.hash ?? null,
       grant_types: JSON.stringify(['authorization_code', 'refresh_token']),
       response_types: JSON.stringify(['code']),
-      metadata: '{}',
+      metadata: args['dpop-bound'] ? JSON.stringify({ dpop_bound_access_tokens: true }) : '{}',
       id_token_signed_response_alg: (args['id-token-alg'] as SigningAlg | undefined) ?? DEFAULT_SIGNING_ALG,
       disabled: 0,
       created_at: now,

@@ -78,6 +78,7 @@ async function issueCode(
     resource: flow.request.resource,
     nonce: flow.request.nonce,
     authTime: session.authTime,
+    dpopJkt: flow.request.dpopJkt,
   });
   await recordAudit(
     x.ctx.store,

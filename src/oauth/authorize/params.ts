@@ -17,6 +17,7 @@ export const AUTHORIZE_PARAMS = [
   'prompt',
   'max_age',
   'resource',
+  'dpop_jkt',
   'response_mode',
   'request',
   'request_uri',

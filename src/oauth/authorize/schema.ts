@@ -22,6 +22,9 @@ const PARAMETERS = {
     code_challenge_method: str('`S256`.'),
     resource: str('RFC 8707 resource indicator; the issuer.'),
     nonce: str('OIDC nonce, carried into the ID token.'),
+    dpop_jkt: str(
+      'RFC 9449 §10: the SHA-256 JWK thumbprint (RFC 7638, base64url) of the DPoP key; the code is then redeemed only with a DPoP proof of that key.',
+    ),
     prompt: str('`none`, `login` or `consent` (space-separated; `none` alone).'),
     max_age: str('Maximum seconds since the person last signed in.'),
   },

@@ -103,6 +103,8 @@ export interface AuthorizationRequest {
   readonly codeChallenge: string;
   readonly state: string | undefined;
   readonly nonce: string | null;
+  /** RFC 9449 §10: the DPoP key thumbprint the code is bound to. */
+  readonly dpopJkt: string | undefined;
   readonly prompt: ReadonlySet<PromptValue>;
   /** OIDC max_age in seconds, when sent. */
   readonly maxAge: number | undefined;
@@ -218,12 +220,21 @@ export function validateRequest(params: RequestParams, issuer: string): Authoriz
   if (isError(maxAge)) return maxAge;
   if (v.nonce !== undefined && v.nonce.length > MAX_NONCE)
     return { error: 'invalid_request', description: `nonce is longer than ${MAX_NONCE} characters` };
+  // RFC 9449 §10: a SHA-256 JWK thumbprint is 32 bytes, base64url without padding (43 characters).
+  if (v.dpop_jkt !== undefined && !/^[A-Za-z0-9_-]{43}$/.test(v.dpop_jkt)) {
+    return {
+      error: 'invalid_request',
+      description:
+        'dpop_jkt is malformed; send the base64url SHA-256 JWK thumbprint (RFC 7638) of the DPoP key, 43 characters',
+    };
+  }
   return {
     scopes: scope.scopes,
     resource: resource.resource,
     codeChallenge: v.code_challenge!,
     state: v.state,
     nonce: v.nonce ?? null,
+    dpopJkt: v.dpop_jkt,
     prompt,
     maxAge,
   };

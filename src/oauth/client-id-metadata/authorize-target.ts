@@ -26,7 +26,10 @@ function clientRow(document: MetadataDocument, previous: Client | undefined, now
     secret_hash: null,
     grant_types: JSON.stringify(['authorization_code', 'refresh_token']),
     response_types: JSON.stringify(['code']),
-    metadata: JSON.stringify(document.clientUri ? { client_uri: document.clientUri } : {}),
+    metadata: JSON.stringify({
+      ...(document.clientUri ? { client_uri: document.clientUri } : {}),
+      ...(document.dpopBoundAccessTokens ? { dpop_bound_access_tokens: true } : {}),
+    }),
     id_token_signed_response_alg: document.idTokenAlg,
     disabled: previous?.disabled ?? 0,
     created_at: previous?.created_at ?? now,

@@ -29,6 +29,8 @@ export interface MetadataDocument {
   readonly clientUri: string | undefined;
   /** OIDC Dynamic Registration §2 `id_token_signed_response_alg`; RS256 when the document is silent. */
   readonly idTokenAlg: SigningAlg;
+  /** RFC 9449 §5.2 `dpop_bound_access_tokens`: the app always sends DPoP proofs (false when silent). */
+  readonly dpopBoundAccessTokens: boolean;
 }
 
 export type DocumentResult = { readonly document: MetadataDocument } | { readonly problem: string };
@@ -137,7 +139,10 @@ export function validateDocument(bytes: Buffer, url: string): DocumentResult {
     redirectUrisProblem(d.redirect_uris) ??
     authProblem(d) ??
     flowProblem(d) ??
-    idTokenAlgProblem(d.id_token_signed_response_alg);
+    idTokenAlgProblem(d.id_token_signed_response_alg) ??
+    (d.dpop_bound_access_tokens !== undefined && typeof d.dpop_bound_access_tokens !== 'boolean'
+      ? 'has a "dpop_bound_access_tokens" that is not true or false (RFC 9449 §5.2)'
+      : undefined);
   if (problem) return { problem };
   return {
     document: {
@@ -147,6 +152,7 @@ export function validateDocument(bytes: Buffer, url: string): DocumentResult {
       applicationType: typeof d.application_type === 'string' ? d.application_type.slice(0, 40) : undefined,
       clientUri: optionalHttpsUri(d.client_uri),
       idTokenAlg: (d.id_token_signed_response_alg as SigningAlg | undefined) ?? DEFAULT_SIGNING_ALG,
+      dpopBoundAccessTokens: d.dpop_bound_access_tokens === true,
     },
   };
 }

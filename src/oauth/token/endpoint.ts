@@ -11,6 +11,7 @@ import { PATHS } from '../../paths.js';
 import type { EndpointLimits } from '../../rate-limit/endpoint-limits.js';
 import type { Client } from '../../storage/schema.js';
 import { authenticateClient } from '../client-auth.js';
+import { bindingFor, tokenAnswerHeaders, tokenRequestProof } from '../dpop/token-request.js';
 import { clientCredentials, param, requireForm } from '../form-request.js';
 import { inRequestTransaction } from '../request-transaction.js';
 import { CLIENT_AUTH_SECURITY, NO_STORE, OAuthErrorBody } from '../wire-schemas.js';
@@ -22,7 +23,10 @@ import { TokenRequest } from './params.js';
 
 const TokenResponse = Type.Object({
   access_token: Type.String(),
-  token_type: Type.Literal('Bearer'),
+  token_type: Type.Union([Type.Literal('Bearer'), Type.Literal('DPoP')], {
+    description:
+      'DPoP when the request carried a DPoP proof (RFC 9449 §5): the access token is bound to its key',
+  }),
   expires_in: Type.Integer(),
   refresh_token: Type.Optional(Type.String()),
   scope: Type.String(),
@@ -78,6 +82,9 @@ export async function tokenRoutes(
     async (request, reply) => {
       const params = request.body;
       const grantType = grantOf(param(params.grant_type));
+      // RFC 9449 §5: the proof is checked and its jti recorded before the grant runs (and outside
+      // its transaction: the record commits whatever the grant answers).
+      const proof = await tokenRequestProof(ctx, request);
       // One transaction from the client's lookup to the last write where the store makes that
       // cheaper (request-transaction.ts).
       const body = await inRequestTransaction(ctx.store, async ({ store }): Promise<TokenResponseBody> => {
@@ -93,13 +100,17 @@ export async function tokenRoutes(
           joined.read,
         );
         checkClientGrant(client, grantType);
+        const dpop = { proof, binding: bindingFor(client, proof) };
         // The context itself when the scope is the store's own (SQLite): nothing new per request.
         const grantCtx = store === ctx.store ? ctx : { ...ctx, store };
         return grantType === 'authorization_code'
-          ? authorizationCodeGrant(grantCtx, client, params, request.ip, joined.code())
-          : refreshTokenGrant(grantCtx, client, params, request.ip, joined.refreshToken());
+          ? authorizationCodeGrant(grantCtx, client, params, request.ip, dpop, joined.code())
+          : refreshTokenGrant(grantCtx, client, params, request.ip, dpop, joined.refreshToken());
       });
-      return reply.headers(NO_STORE).send(body);
+      return reply
+        .headers(NO_STORE)
+        .headers(await tokenAnswerHeaders(ctx))
+        .send(body);
     },
   );
 }

@@ -7,6 +7,7 @@ import { type AuditInput, auditRow, auditWritten } from '../../audit/audit.js';
 import type { AppContext } from '../../context.js';
 import type { SigningAlg } from '../../crypto/signing-key.js';
 import type { MintedSecret } from '../../crypto/tokens.js';
+import type { VerifiedProof } from '../../dpop/proof.js';
 import { clientTouchDue } from '../../storage/client-rows.js';
 import type { IssuanceWrites } from '../../storage/contract/issuance.js';
 import type { AccessToken, Client, RefreshToken } from '../../storage/schema.js';
@@ -23,12 +24,30 @@ export interface TokenOwner {
   readonly resource: string;
 }
 
+/**
+ * The DPoP keys a token set is bound to (RFC 9449 §5, §6.1): the access token's (`cnf.jkt`) and
+ * the refresh token's (public clients only; null: bound to the client alone).
+ */
+export interface Binding {
+  readonly access: string | null;
+  readonly refresh: string | null;
+}
+
+export const UNBOUND: Binding = { access: null, refresh: null };
+
+/** The token request's DPoP proof (undefined: none) and the keys its tokens are bound to. */
+export interface TokenDpop {
+  readonly proof: VerifiedProof | undefined;
+  readonly binding: Binding;
+}
+
 export function accessTokenRow(
   ctx: Pick<AppContext, 'config'>,
   owner: TokenOwner,
   token: MintedSecret,
   scopes: readonly string[],
   now: number,
+  jkt: string | null,
 ): AccessToken {
   return {
     token_hash: token.hash,
@@ -40,6 +59,7 @@ export function accessTokenRow(
     created_at: now,
     expires_at: now + ctx.config.accessTokenTtl,
     revoked_at: null,
+    jkt,
   };
 }
 
@@ -49,6 +69,7 @@ export function refreshTokenRow(
   token: MintedSecret,
   scopes: readonly string[],
   now: number,
+  jkt: string | null,
 ): RefreshToken {
   return {
     token_hash: token.hash,
@@ -62,6 +83,7 @@ export function refreshTokenRow(
     rotated_at: null,
     successor: null,
     revoked_at: null,
+    jkt,
   };
 }
 
@@ -109,7 +131,8 @@ export function issuanceWrites(w: TokenSetWrites): IssuanceWrites {
 
 export interface TokenResponseBody {
   access_token: string;
-  token_type: 'Bearer';
+  /** RFC 9449 §5: `DPoP` when the access token is bound to a key, else `Bearer`. */
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   refresh_token?: string;
   scope: string;
@@ -127,6 +150,8 @@ export interface ReadWithClient<T> {
 
 export interface ResponseInput {
   readonly accessToken: string;
+  /** The key the access token is bound to (RFC 9449 §5: token_type DPoP); null: a bearer token. */
+  readonly accessJkt: string | null;
   readonly accessExpiresAt: number;
   readonly refreshToken: string | undefined;
   readonly scopes: readonly string[];
@@ -145,7 +170,7 @@ export async function tokenResponse(
 ): Promise<TokenResponseBody> {
   const body: TokenResponseBody = {
     access_token: input.accessToken,
-    token_type: 'Bearer',
+    token_type: input.accessJkt === null ? 'Bearer' : 'DPoP',
     expires_in: Math.max(0, input.accessExpiresAt - input.now),
     scope: formatScope(input.scopes),
   };

@@ -8,6 +8,7 @@ import type { Store } from '../store.js';
 import { sqliteAccounts } from './account-answers.js';
 import { sqliteBearerTokens } from './bearer-tokens.js';
 import { sqliteClients } from './clients.js';
+import { sqliteDpopNonces, sqliteDpopProofs } from './dpop.js';
 import { sqliteInstances } from './instances.js';
 import { sqliteIssuance } from './issuance.js';
 
@@ -27,6 +28,8 @@ export function sqliteStore(db: Kysely<Database>): Store {
     // Each operation is its own transaction; the driver shares one commit among a turn's
     // transactions (sqlite/driver.ts), so one around the request would buy nothing.
     oneTransaction: (work) => work({ store, db }),
+    dpopProofs: sqliteDpopProofs(db),
+    dpopNonces: sqliteDpopNonces(db),
   };
   return store;
 }

@@ -7,6 +7,7 @@ import { auditWritten } from '../../../audit/audit.js';
 import { hashSecret, mintSecret } from '../../../crypto/tokens.js';
 import type { OAuthError } from '../../../errors.js';
 import type { AuthorizationCode, Client } from '../../../storage/schema.js';
+import { checkBoundKey } from '../../dpop/token-request.js';
 import { codeVerifierProblem, verifyS256 } from '../../pkce.js';
 import { splitScope } from '../../scopes.js';
 import {
@@ -16,6 +17,7 @@ import {
   type ReadWithClient,
   refreshTokenRow,
   revokeMisusedGrant,
+  type TokenDpop,
   type TokenOwner,
   type TokenResponseBody,
   type TokenSetWrites,
@@ -27,8 +29,10 @@ import { checkResource, invalidGrant, required, type TokenParams, unusableCode }
  * Every check that does not spend the code: a failed attempt leaves it to its rightful client.
  * Whether the code is this client's and unexpired is judged before anything else about it.
  */
-function checkCode(ctx: GrantContext, code: AuthorizationCode, params: TokenParams): void {
+function checkCode(ctx: GrantContext, code: AuthorizationCode, params: TokenParams, dpop: TokenDpop): void {
   if (code.expires_at <= ctx.now()) throw unusableCode();
+  // RFC 9449 §10: a code requested with dpop_jkt is redeemed only with a proof of that key.
+  checkBoundKey(code.jkt, dpop.proof, 'this code (its authorization request sent dpop_jkt)');
   // RFC 6749 §4.1.3: redirect_uri must be identical to the authorization request's.
   if (params.redirect_uri !== code.redirect_uri) {
     throw invalidGrant(
@@ -57,6 +61,7 @@ export async function authorizationCodeGrant(
   client: Client,
   params: TokenParams,
   ip: string,
+  dpop: TokenDpop,
   read?: ReadWithClient<AuthorizationCode>,
 ): Promise<TokenResponseBody> {
   const hint = 'the authorization_code grant needs code, redirect_uri, client_id and code_verifier';
@@ -70,7 +75,7 @@ export async function authorizationCodeGrant(
   // another client's code is answered like an unknown one and changes nothing.
   if (!code || code.client_id !== client.id) throw unusableCode();
   if (code.consumed_at !== null) throw await replayed(ctx, code, ip);
-  checkCode(ctx, code, params);
+  checkCode(ctx, code, params, dpop);
 
   const now = ctx.now();
   const owner: TokenOwner = {
@@ -84,10 +89,10 @@ export async function authorizationCodeGrant(
   const refresh = (JSON.parse(client.grant_types) as string[]).includes('refresh_token')
     ? mintSecret('refreshToken')
     : undefined;
-  const accessRow = accessTokenRow(ctx, owner, access, scopes, now);
+  const accessRow = accessTokenRow(ctx, owner, access, scopes, now, dpop.binding.access);
   const writes: TokenSetWrites = {
     access: accessRow,
-    refresh: refresh && refreshTokenRow(ctx, owner, refresh, scopes, now),
+    refresh: refresh && refreshTokenRow(ctx, owner, refresh, scopes, now, dpop.binding.refresh),
     audit: {
       kind: 'token.issued',
       accountId: code.account_id,
@@ -108,6 +113,7 @@ export async function authorizationCodeGrant(
 
   const body = await tokenResponse(ctx, {
     accessToken: access.value,
+    accessJkt: accessRow.jkt,
     accessExpiresAt: accessRow.expires_at,
     refreshToken: refresh?.value,
     scopes,

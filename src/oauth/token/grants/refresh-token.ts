@@ -13,6 +13,7 @@ import { openSuccessor, sealSuccessor } from '../../../crypto/successor-seal.js'
 import { hashSecret, type MintedSecret, mintSecret } from '../../../crypto/tokens.js';
 import { OAuthError } from '../../../errors.js';
 import type { Client, RefreshToken } from '../../../storage/schema.js';
+import { checkBoundKey } from '../../dpop/token-request.js';
 import { isSubset, parseScope, splitScope } from '../../scopes.js';
 import {
   accessTokenRow,
@@ -21,6 +22,7 @@ import {
   type ReadWithClient,
   refreshTokenRow,
   revokeMisusedGrant,
+  type TokenDpop,
   type TokenOwner,
   type TokenResponseBody,
   type TokenSetWrites,
@@ -72,6 +74,8 @@ async function reused(ctx: GrantContext, row: RefreshToken, ip: string): Promise
 
 interface Rotation {
   readonly next: Successor;
+  /** The key the successor access token is bound to (RFC 9449); null: a bearer token. */
+  readonly accessJkt: string | null;
   readonly accessExpiresAt: number;
   readonly scopes: string[];
   /** The clock reading the rotation (or the repeat) was judged at. */
@@ -122,7 +126,13 @@ async function repeatOf(
     throw unusableRefreshToken();
   }
   if (refresh.rotated_at !== null) throw await reused(ctx, row, ip);
-  return { next, accessExpiresAt: access.expires_at, scopes: splitScope(access.scopes), now };
+  return {
+    next,
+    accessJkt: access.jkt,
+    accessExpiresAt: access.expires_at,
+    scopes: splitScope(access.scopes),
+    now,
+  };
 }
 
 /** Rotates the token and writes its successor pair and audit row, all or nothing. */
@@ -135,17 +145,27 @@ async function rotate(
   scopes: string[],
   ip: string,
   now: number,
+  dpop: TokenDpop,
 ): Promise<NoRotation | Rotation> {
   const next = freshSuccessor();
   const sealed = sealSuccessor(presented, {
     accessToken: next.access.value,
     refreshToken: next.refresh.value,
   });
-  const accessRow = accessTokenRow(ctx, owner, next.access, scopes, now);
+  const accessRow = accessTokenRow(ctx, owner, next.access, scopes, now, dpop.binding.access);
   const writes: TokenSetWrites = {
     access: accessRow,
     // RFC 6749 §6: a new refresh token keeps the scope of the one it replaces.
-    refresh: refreshTokenRow(ctx, owner, next.refresh, splitScope(row.scopes), now),
+    // RFC 9449 §5: a bound refresh token's successor stays bound to its key; a public client
+    // refreshing with a proof binds the successor of an unbound one.
+    refresh: refreshTokenRow(
+      ctx,
+      owner,
+      next.refresh,
+      splitScope(row.scopes),
+      now,
+      row.jkt ?? dpop.binding.refresh,
+    ),
     audit: {
       kind: 'token.refreshed',
       accountId: row.account_id,
@@ -168,7 +188,14 @@ async function rotate(
   if (!outcome.spent) return 'lost';
   if (outcome.authTime === undefined) return 'revoked';
   auditWritten(writes.audit.kind);
-  return { next, accessExpiresAt: accessRow.expires_at, scopes, now, authTime: outcome.authTime };
+  return {
+    next,
+    accessJkt: accessRow.jkt,
+    accessExpiresAt: accessRow.expires_at,
+    scopes,
+    now,
+    authTime: outcome.authTime,
+  };
 }
 
 async function firstUse(
@@ -179,9 +206,10 @@ async function firstUse(
   presented: string,
   scopes: string[],
   ip: string,
+  dpop: TokenDpop,
 ): Promise<Rotation> {
   const now = ctx.now();
-  const outcome = await rotate(ctx, row, owner, client, presented, scopes, ip, now);
+  const outcome = await rotate(ctx, row, owner, client, presented, scopes, ip, now, dpop);
   if (outcome === 'revoked') throw unusableRefreshToken();
   if (outcome === 'lost') {
     // A concurrent refresh of the same token won the race (or a revocation came first).
@@ -196,6 +224,7 @@ export async function refreshTokenGrant(
   client: Client,
   params: TokenParams,
   ip: string,
+  dpop: TokenDpop,
   read?: ReadWithClient<RefreshToken>,
 ): Promise<TokenResponseBody> {
   const presented = required(params.refresh_token, 'refresh_token', 'send the refresh token to exchange');
@@ -206,6 +235,9 @@ export async function refreshTokenGrant(
     read?.hash === tokenHash ? read.row : await ctx.store.tokens.findRefresh(tokenHash),
     client.id,
   );
+  // RFC 9449 §5: a public client's bound refresh token is used only with a proof of its key;
+  // judged before anything is spent or revoked, so a thief's attempt changes nothing.
+  checkBoundKey(row.jkt, dpop.proof, 'this refresh token');
   const scopes = requestedScopes(params.scope, row);
   checkResource(params.resource, row.resource, ctx.config.issuer);
   const owner: TokenOwner = {
@@ -217,10 +249,11 @@ export async function refreshTokenGrant(
   const rotation =
     row.rotated_at !== null
       ? await repeatOf(ctx, row, presented, ip)
-      : await firstUse(ctx, row, owner, client, presented, scopes, ip);
+      : await firstUse(ctx, row, owner, client, presented, scopes, ip, dpop);
   const authTime = rotation.authTime ?? (await ctx.store.tokens.grantAuthTime(row.grant_id));
   const body = await tokenResponse(ctx, {
     accessToken: rotation.next.access.value,
+    accessJkt: rotation.accessJkt,
     accessExpiresAt: rotation.accessExpiresAt,
     refreshToken: rotation.next.refresh.value,
     scopes: rotation.scopes,

@@ -7,8 +7,10 @@
  *
  * Each section is declared in contract/ and named for what it holds.
  */
+import type { DeviceAuthorizations } from './contract/device-authorizations.js';
 import type { Instances } from './contract/instances.js';
 
 export interface Store {
   readonly instances: Instances;
+  readonly deviceAuthorizations: DeviceAuthorizations;
 }

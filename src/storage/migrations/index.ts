@@ -7,6 +7,7 @@ import * as m0050 from './0050-signin-throttle.js';
 import * as m0100 from './0100-client-metadata-rules.js';
 import * as m0110 from './0110-signing-key-activation.js';
 import * as m0120 from './0120-id-token-algorithms.js';
+import * as m0140 from './0140-device-authorization.js';
 
 /** Ordered by name; a new migration is a new file added here, never an edit of a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0100-client-metadata-rules': m0100,
   '0110-signing-key-activation': m0110,
   '0120-id-token-algorithms': m0120,
+  '0140-device-authorization': m0140,
 };

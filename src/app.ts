@@ -20,6 +20,7 @@ import { healthRoutes } from './health.js';
 import { FORM_BODY_LIMIT, JSON_BODY_LIMIT, MAX_PATH_SEGMENT_LENGTH } from './limits.js';
 import { createLogger, requestLines } from './logging.js';
 import { authorizeRoutes } from './oauth/authorize/endpoint.js';
+import { deviceAuthorizationRoutes } from './oauth/device/endpoint.js';
 import { discoveryRoutes } from './oauth/discovery.js';
 import { introspectRoutes } from './oauth/introspect.js';
 import { registerRoutes } from './oauth/register.js';
@@ -104,6 +105,7 @@ export async function createApp(given: AppContext, options: AppOptions = {}): Pr
     installCors(cors, ctx.config);
     await cors.register(async (scope) => registerRoutes(scope, ctx, limits));
     await cors.register(async (scope) => tokenRoutes(scope, ctx, limits));
+    await cors.register(async (scope) => deviceAuthorizationRoutes(scope, ctx, limits));
     await cors.register(async (scope) => userinfoRoutes(scope, ctx));
     await cors.register(async (scope) => revokeRoutes(scope, ctx));
     await cors.register(async (scope) => introspectRoutes(scope, ctx));

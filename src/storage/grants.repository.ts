@@ -1,6 +1,13 @@
 import type { Kysely, Transaction } from 'kysely';
 import { dialectOf } from './dialect.js';
-import type { AuthorizationCode, Database, Grant } from './schema.js';
+import type {
+  AccessToken,
+  AuditEventRow,
+  AuthorizationCode,
+  Database,
+  Grant,
+  RefreshToken,
+} from './schema.js';
 import { inTransaction } from './transaction.js';
 
 /** A new grant and its authorization code, written together. */
@@ -12,6 +19,25 @@ export async function insertGrantWithCode(
   await inTransaction(db, async (trx) => {
     await trx.insertInto('grants').values(grant).execute();
     await trx.insertInto('authorization_codes').values(code).execute();
+  });
+}
+
+/**
+ * A new grant with its first token set and their audit row, written together (the device
+ * authorization grant: the grant begins when its approval is spent, RFC 8628 §3.5).
+ */
+export async function insertGrantWithTokens(
+  db: Kysely<Database>,
+  grant: Grant,
+  access: AccessToken,
+  refresh: RefreshToken | undefined,
+  audit: AuditEventRow,
+): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    await trx.insertInto('grants').values(grant).execute();
+    await trx.insertInto('access_tokens').values(access).execute();
+    if (refresh) await trx.insertInto('refresh_tokens').values(refresh).execute();
+    await trx.insertInto('audit_events').values(audit).execute();
   });
 }
 

@@ -332,5 +332,21 @@ for (const dialect of DIALECTS) {
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /ISO-8601/);
     });
+
+    it('client create --device without --redirect-uri makes a device-only integration (RFC 8628)', async () => {
+      const r = await cli(url, ['client', 'create', '--name', 'Kiosk', '--device']);
+      assert.equal(r.code, 0, r.stderr);
+      const clientId = /client_id: (\S+)/.exec(r.stdout)?.[1] ?? '';
+      const row = await storage.db
+        .selectFrom('clients')
+        .selectAll()
+        .where('id', '=', clientId)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(JSON.parse(row.grant_types), [
+        'refresh_token',
+        'urn:ietf:params:oauth:grant-type:device_code',
+      ]);
+      assert.deepEqual(JSON.parse(row.redirect_uris), []);
+    });
   });
 }

@@ -13,10 +13,12 @@ import { touchClient } from '../../storage/clients.repository.js';
 import { dialectOf } from '../../storage/dialect.js';
 import type { Client } from '../../storage/schema.js';
 import { authenticateClient } from '../client-auth.js';
+import { DEVICE_CODE_GRANT } from '../client-metadata.js';
 import { clientCredentials, param, requireForm } from '../form-request.js';
 import { inRequestTransaction } from '../request-transaction.js';
 import { CLIENT_AUTH_SECURITY, NO_STORE, OAuthErrorBody } from '../wire-schemas.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
+import { deviceCodeGrant } from './grants/device-code.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
 import type { TokenResponseBody } from './issue.js';
 import { type GrantType, joinedRead } from './joined-read.js';
@@ -36,17 +38,17 @@ const TokenResponse = Type.Object({
   ),
 });
 
-function grantOf(value: string | undefined): GrantType {
+function grantOf(value: string | undefined): GrantType | typeof DEVICE_CODE_GRANT {
   if (value === undefined) {
     throw new OAuthError(
       'invalid_request',
       'grant_type is missing; send "authorization_code" or "refresh_token"',
     );
   }
-  if (value !== 'authorization_code' && value !== 'refresh_token') {
+  if (value !== 'authorization_code' && value !== 'refresh_token' && value !== DEVICE_CODE_GRANT) {
     throw new OAuthError(
       'unsupported_grant_type',
-      `grant_type ${JSON.stringify(value)} is not supported; send "authorization_code" or "refresh_token"`,
+      `grant_type ${JSON.stringify(value)} is not supported; send "authorization_code", "refresh_token" or "${DEVICE_CODE_GRANT}"`,
     );
   }
   return value;
@@ -80,6 +82,16 @@ export async function tokenRoutes(
     async (request, reply) => {
       const params = request.body;
       const grantType = grantOf(param(params.grant_type));
+      // RFC 8628: polled outside the request transaction (grants/device-code.ts says why).
+      if (grantType === DEVICE_CODE_GRANT) {
+        const client = await authenticateClient({ db: ctx.db }, clientCredentials(request), (proven) =>
+          limits.token(request, proven),
+        );
+        checkClientGrant(client, grantType);
+        const issued = await deviceCodeGrant(ctx, client, params, request);
+        await touchClient(ctx.db, client, ctx.now());
+        return reply.headers(NO_STORE).send(issued.body);
+      }
       // PostgreSQL: one transaction from the client's lookup to the last write (request-transaction.ts).
       const body = await inRequestTransaction(ctx.db, async (db): Promise<TokenResponseBody> => {
         // PostgreSQL: the code or refresh token is read with the client, in one statement.

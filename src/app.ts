@@ -31,6 +31,7 @@ import { installErrorMetrics, metricsRoute, observeAnswer } from './ops/metrics-
 import { assetRoutes } from './pages/assets.js';
 import { authorizeView } from './pages/authorize-view.js';
 import { connectedAppsRoutes } from './pages/connected-apps.routes.js';
+import { deviceRoutes } from './pages/device.routes.js';
 import { homeRoutes } from './pages/home.routes.js';
 import { signInRoutes } from './pages/sign-in.routes.js';
 import { installPageErrorHandler } from './pages/unavailable.js';
@@ -99,6 +100,7 @@ export async function createApp(given: AppContext, options: AppOptions = {}): Pr
     await pages.register(async (scope) => authorizeRoutes(scope, ctx, limits, authorizeView));
     await pages.register(async (scope) => signInRoutes(scope, ctx));
     await pages.register(async (scope) => connectedAppsRoutes(scope, ctx));
+    await pages.register(async (scope) => deviceRoutes(scope, ctx));
   });
   // The routes a browser app calls with fetch(): CORS for loopback and listed origins (cors.ts).
   await app.register(async (cors) => {

@@ -286,7 +286,10 @@ for (const dialect of DIALECTS) {
     it('prune prints counts; keys rotate and account commands are audited; audit list filters', async () => {
       const pruned = await cli(url, ['prune']);
       assert.equal(pruned.code, 0, pruned.stderr);
-      assert.match(pruned.stdout, /^pruned: \d+ authorization codes, .* \d+ dynamic clients\n$/);
+      assert.match(
+        pruned.stdout,
+        /^pruned: \d+ authorization codes, .* \d+ dynamic clients, \d+ device authorizations\n$/,
+      );
 
       assert.equal((await cli(url, ['keys', 'rotate'])).code, 0);
       const create = await cli(

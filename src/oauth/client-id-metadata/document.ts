@@ -11,6 +11,7 @@ import {
   type SigningAlg,
 } from '../../crypto/signing-key.js';
 import { blankNameProblem, displayTextProblem } from '../../display-text.js';
+import { DEVICE_CODE_GRANT } from '../client-metadata.js';
 
 /** Draft §8.7: the recommended maximum size to read. */
 export const MAX_DOCUMENT_BYTES = 5 * 1024;
@@ -29,6 +30,8 @@ export interface MetadataDocument {
   readonly clientUri: string | undefined;
   /** OIDC Dynamic Registration §2 `id_token_signed_response_alg`; RS256 when the document is silent. */
   readonly idTokenAlg: SigningAlg;
+  /** Whether its `grant_types` lists the device authorization grant (RFC 8628). */
+  readonly deviceGrant: boolean;
 }
 
 export type DocumentResult = { readonly document: MetadataDocument } | { readonly problem: string };
@@ -147,6 +150,7 @@ export function validateDocument(bytes: Buffer, url: string): DocumentResult {
       applicationType: typeof d.application_type === 'string' ? d.application_type.slice(0, 40) : undefined,
       clientUri: optionalHttpsUri(d.client_uri),
       idTokenAlg: (d.id_token_signed_response_alg as SigningAlg | undefined) ?? DEFAULT_SIGNING_ALG,
+      deviceGrant: Array.isArray(d.grant_types) && d.grant_types.includes(DEVICE_CODE_GRANT),
     },
   };
 }

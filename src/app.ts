@@ -13,6 +13,7 @@ import { openApiRoute, registerOpenApi } from './docs/openapi.js';
 import { installCors } from './http/cors.js';
 import { createServer } from './http/server.js';
 import { authorizeRoutes } from './oauth/authorize/endpoint.js';
+import { deviceAuthorizationRoutes } from './oauth/device/endpoint.js';
 import { discoveryRoutes } from './oauth/discovery.js';
 import { introspectRoutes } from './oauth/introspect.js';
 import { registerRoutes } from './oauth/register.js';
@@ -24,6 +25,7 @@ import { installErrorMetrics, metricsRoute, observeAnswer } from './ops/metrics-
 import { assetRoutes } from './pages/assets.js';
 import { authorizeView } from './pages/authorize-view.js';
 import { connectedAppsRoutes } from './pages/connected-apps.routes.js';
+import { deviceRoutes } from './pages/device.routes.js';
 import { homeRoutes } from './pages/home.routes.js';
 import { signInRoutes } from './pages/sign-in.routes.js';
 import { installPageErrorHandler } from './pages/unavailable.js';
@@ -76,12 +78,14 @@ export async function createApp(given: AppContext, options: AppOptions = {}): Pr
     await pages.register(async (scope) => authorizeRoutes(scope, ctx, limits, authorizeView));
     await pages.register(async (scope) => signInRoutes(scope, ctx));
     await pages.register(async (scope) => connectedAppsRoutes(scope, ctx));
+    await pages.register(async (scope) => deviceRoutes(scope, ctx));
   });
   // The routes a browser app calls with fetch(): CORS for loopback and listed origins (http/cors.ts).
   await app.register(async (cors) => {
     installCors(cors, ctx.config);
     await cors.register(async (scope) => registerRoutes(scope, ctx, limits));
     await cors.register(async (scope) => tokenRoutes(scope, ctx, limits));
+    await cors.register(async (scope) => deviceAuthorizationRoutes(scope, ctx, limits));
     await cors.register(async (scope) => userinfoRoutes(scope, ctx));
     await cors.register(async (scope) => revokeRoutes(scope, ctx));
     await cors.register(async (scope) => introspectRoutes(scope, ctx));

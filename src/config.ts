@@ -25,6 +25,8 @@ export interface Config {
   /** Fastify `trustProxy`: false, true, a hop count, or a comma-separated address list. */
   readonly trustProxy: boolean | number | string;
   readonly codeTtl: number;
+  /** Device authorization request lifetime, seconds (RFC 8628 §3.2 expires_in; DEVICE_CODE_TTL). */
+  readonly deviceCodeTtl: number;
   readonly accessTokenTtl: number;
   readonly idTokenTtl: number;
   /** `max-age` of the JWKS; a rotated-in key signs only after it has passed (pre-publication). */
@@ -405,6 +407,7 @@ export function loadConfig(env: Env = process.env): Config {
     logFormat: r.oneOf('LOG_FORMAT', LOG_FORMATS, 'json'),
     trustProxy: readTrustProxy(r),
     codeTtl: r.int('CODE_TTL', 60, 1, 600),
+    deviceCodeTtl: r.int('DEVICE_CODE_TTL', 600, 60, 1800),
     accessTokenTtl: r.int('ACCESS_TOKEN_TTL', 3600, 1, 86400),
     idTokenTtl: r.int('ID_TOKEN_TTL', 3600, 1, 86400),
     jwksMaxAge: r.int('JWKS_MAX_AGE', 60, 0, 86400),

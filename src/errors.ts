@@ -15,6 +15,10 @@ export type OAuthErrorCode =
   | 'invalid_redirect_uri'
   | 'invalid_client_metadata'
   | 'access_denied'
+  // RFC 8628 §3.5: the device_code grant's answers while polling.
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'expired_token'
   | 'login_required'
   | 'consent_required'
   | 'interaction_required'

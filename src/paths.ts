@@ -6,6 +6,9 @@
 export const PATHS = {
   authorization: '/oauth/authorize',
   token: '/api/oauth/token',
+  deviceAuthorization: '/api/oauth/device_authorization',
+  /** The page where a person types a device's user code (RFC 8628 verification_uri). */
+  device: '/device',
   registration: '/api/oauth/register',
   userinfo: '/api/oauth/userinfo',
   revocation: '/api/oauth/revoke',

@@ -17,6 +17,7 @@ export const TOKEN_PREFIX = {
   accessToken: 'sa_at_',
   refreshToken: 'sa_rt_',
   code: 'sa_ac_',
+  deviceCode: 'sa_dc_',
   clientSecret: 'sa_cs_',
   session: 'sa_ss_',
 } as const;

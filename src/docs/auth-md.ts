@@ -394,6 +394,38 @@ The last call now answers 401 \`invalid_token\`.
 
 ${clientAuthentication(issuer)}
 ${dpopSection()}
+
+## Without a browser: the device flow (RFC 8628)
+
+A CLI in an SSH session or an agent on a server has no browser for the redirect. Register with
+the device grant beside your loopback redirect URI, ask for a user code, show it, and poll:
+
+\`\`\`sh device
+CLIENT_ID=$(curl -s -X POST "$BASE_URL${PATHS.registration}" -H 'content-type: application/json' \\
+  -d '{"client_name":"My headless CLI","redirect_uris":["${REDIRECT_URI}"],"grant_types":["authorization_code","refresh_token","urn:ietf:params:oauth:grant-type:device_code"]}' \\
+  | node -pe 'JSON.parse(require("fs").readFileSync(0)).client_id')
+DEVICE=$(curl -s -X POST "$BASE_URL${PATHS.deviceAuthorization}" \\
+  --data-urlencode "client_id=$CLIENT_ID" --data-urlencode "scope=${SCOPE}")
+echo "$DEVICE"   # user_code, verification_uri: tell the person to open it and type the code
+DEVICE_CODE=$(echo "$DEVICE" | node -pe 'JSON.parse(require("fs").readFileSync(0)).device_code')
+INTERVAL=5
+while :; do
+  sleep "$INTERVAL"
+  ANSWER=$(curl -s -X POST "$BASE_URL${PATHS.token}" \\
+    --data-urlencode "grant_type=urn:ietf:params:oauth:grant-type:device_code" \\
+    --data-urlencode "device_code=$DEVICE_CODE" --data-urlencode "client_id=$CLIENT_ID")
+  case "$ANSWER" in
+    *authorization_pending*) ;;
+    *slow_down*) INTERVAL=$((INTERVAL + 5)) ;;
+    *) echo "$ANSWER"; break ;;
+  esac
+done
+\`\`\`
+
+The loop ends with the tokens (as in step 5) once the person chose Allow at ${issuer}${PATHS.device},
+or with \`access_denied\` (Deny), \`expired_token\` (after \`expires_in\`: start again) or
+\`invalid_grant\`.
+
 ## Errors
 
 Every error is JSON: \`{"error": "…", "error_description": "…"}\`. The description says what to

@@ -11,7 +11,13 @@ import { parseScope } from './scopes.js';
 export const MAX_REDIRECT_URIS = 10;
 /** `none`: public; the two secret methods: confidential, and either may be used (docs/decisions.md "Registration"). */
 export const AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
-export const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
+/** RFC 8628 §3.4: the device authorization grant's grant_type. */
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT] as const;
+
+/** A registration without grant_types gets these (the device grant only when asked for). */
+const DEFAULT_GRANT_TYPES = ['authorization_code', 'refresh_token'];
 export const APPLICATION_TYPES = ['native', 'web'] as const;
 
 export type AuthMethod = (typeof AUTH_METHODS)[number];
@@ -93,7 +99,7 @@ function redirectUris(value: unknown, loopbackHosts: readonly string[]): string[
 }
 
 function grantTypes(value: readonly string[] | undefined): string[] {
-  if (value === undefined) return [...GRANT_TYPES];
+  if (value === undefined) return [...DEFAULT_GRANT_TYPES];
   const unknown = value.filter((g) => !(GRANT_TYPES as readonly string[]).includes(g));
   if (unknown.length > 0) {
     throw metadataError(

@@ -7,6 +7,7 @@ import type { AppContext } from '../context.js';
 import { SIGNING_ALGS } from '../crypto/signing-key.js';
 import { DPOP_SIGNING_ALGS } from '../dpop/algorithms.js';
 import { PATHS } from '../paths.js';
+import { GRANT_TYPES } from './client-metadata.js';
 import { SCOPE_NAMES } from './scope-catalogue.js';
 
 export const CLAIMS_SUPPORTED = [
@@ -38,6 +39,7 @@ export function authorizationServerMetadata(issuer: string, clientIdMetadataDocu
     issuer,
     authorization_endpoint: issuer + PATHS.authorization,
     token_endpoint: issuer + PATHS.token,
+    device_authorization_endpoint: issuer + PATHS.deviceAuthorization,
     registration_endpoint: issuer + PATHS.registration,
     userinfo_endpoint: issuer + PATHS.userinfo,
     revocation_endpoint: issuer + PATHS.revocation,
@@ -46,7 +48,7 @@ export function authorizationServerMetadata(issuer: string, clientIdMetadataDocu
     scopes_supported: [...SCOPE_NAMES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: [...GRANT_TYPES],
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,

@@ -17,6 +17,7 @@ import type { AppContext } from '../context.js';
 import { statementTargetMs, TimeBoundBatches } from './batch-size.js';
 import { type Log, type PeriodicJob, startPeriodic } from './periodic.js';
 import { PRUNE_BATCH, prune } from './prune.js';
+import { pruneDeviceAuthorizations } from './prune-device.js';
 import { pruneDpop } from './prune-dpop.js';
 import { LoadAwareRest } from './prune-rest.js';
 import { StatementTimes } from './statement-times.js';
@@ -86,6 +87,8 @@ export function startPruneSchedule(ctx: AppContext, log: PruneLog): PeriodicJob 
           throw error;
         });
       if (outcome.ran && walkAllGrants) lastWalk = now;
+      const devices = outcome.ran ? await pruneDeviceAuthorizations(ctx.storage.maintenanceStore, now) : 0;
+      if (devices > 0) log.info({ pruned: { deviceAuthorizations: devices } }, 'pruned dead rows');
       if (outcome.ran)
         log.debug({ statements: times.summary, rests: rests.summary, warmth }, 'prune statement times');
       if (outcome.ran && Object.values(outcome.result).some((n) => n > 0)) {

@@ -10,7 +10,7 @@ import type { AppContext } from '../context.js';
 import { safeEqual } from '../crypto/tokens.js';
 import { cookieNames, cookieOptions } from './cookies.js';
 
-export type CsrfPurpose = 'signin' | 'authorize' | 'apps' | 'signout';
+export type CsrfPurpose = 'signin' | 'authorize' | 'apps' | 'signout' | 'device';
 
 /** The form field every page's forms carry. */
 export const CSRF_FIELD = 'csrf_token';

@@ -1,7 +1,10 @@
 import type { Kysely, Transaction } from 'kysely';
 import { insertAuditRow } from './audit.repository.js';
+import { touchClientNow } from './clients.repository.js';
 import { dialectOf } from './dialect.js';
+import type { IssuanceWrites } from './issuance-statements.repository.js';
 import type { AuditEventRow, AuthorizationCode, Database, Grant } from './schema.js';
+import { insertTokenSet } from './tokens.repository.js';
 import { inTransaction } from './transaction.js';
 
 /** A new grant and its authorization code, written together. */
@@ -13,6 +16,16 @@ export async function insertGrantWithCode(
   await inTransaction(db, async (trx) => {
     await trx.insertInto('grants').values(grant).execute();
     await trx.insertInto('authorization_codes').values(code).execute();
+  });
+}
+
+/** contract/issuance.ts `issueGrant`: the grant, its first token set, the audit row and the client's last use. */
+export function insertGrantWithTokens(db: Kysely<Database>, grant: Grant, w: IssuanceWrites): Promise<void> {
+  return inTransaction(db, async (trx) => {
+    await trx.insertInto('grants').values(grant).execute();
+    await insertTokenSet(trx, w.access, w.refresh);
+    await insertAuditRow(trx, w.audit);
+    if (w.touchClientId !== undefined) await touchClientNow(trx, w.touchClientId, w.now);
   });
 }
 

@@ -238,6 +238,39 @@ export interface DpopNoncesTable {
   expires_at: number;
 }
 
+/**
+ * A device authorization request (RFC 8628 §3.1), from its response to the poll that spends it
+ * (src/storage/contract/device-authorizations.ts). Pending while `decided_at` is null; approved
+ * when decided with `denied` 0; spent once, by the first poll after approval.
+ */
+export interface DeviceAuthorizationsTable {
+  /** The stored key (stamp + SHA-256) of the device code. */
+  device_code_hash: string;
+  /** SHA-256 of the user code, normalised (8 characters, upper case, no separator). */
+  user_code_hash: string;
+  client_id: string;
+  /** Space-separated scopes the client asked for. */
+  scopes: string;
+  /** The audience (RFC 8707); the issuer when none was asked for. */
+  resource: string;
+  /** Seconds the client must wait between polls; +5 at each slow_down (RFC 8628 §3.5). */
+  poll_interval: number;
+  created_at: number;
+  expires_at: number;
+  last_polled_at: number | null;
+  /** Who decided (approved or denied); null while pending. */
+  account_id: string | null;
+  /** Space-separated scopes the person granted; null until approved. */
+  granted_scopes: string | null;
+  /** When the deciding person last entered their password (the ID token's auth_time). */
+  auth_time: number | null;
+  decided_at: number | null;
+  /** 1 when the person chose Deny. */
+  denied: number;
+  /** When a poll exchanged the approval for tokens; null until then. */
+  spent_at: number | null;
+}
+
 export interface Database extends ApiDatabase {
   schools: SchoolsTable;
   accounts: AccountsTable;
@@ -257,6 +290,7 @@ export interface Database extends ApiDatabase {
   server_secrets: ServerSecretsTable;
   dpop_proofs: DpopProofsTable;
   dpop_nonces: DpopNoncesTable;
+  device_authorizations: DeviceAuthorizationsTable;
 }
 
 export type School = Selectable<SchoolsTable>;
@@ -276,3 +310,4 @@ export type RefreshToken = Selectable<RefreshTokensTable>;
 export type AuditEvent = Selectable<AuditEventsTable>;
 /** An audit row as written: every column but the generated id. */
 export type AuditEventRow = Omit<AuditEvent, 'id'>;
+export type DeviceAuthorization = Selectable<DeviceAuthorizationsTable>;

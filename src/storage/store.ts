@@ -12,6 +12,7 @@ import type { Accounts } from './contract/accounts.js';
 import type { Audit } from './contract/audit.js';
 import type { BearerTokens } from './contract/bearer-tokens.js';
 import type { Clients } from './contract/clients.js';
+import type { DeviceAuthorizations } from './contract/device-authorizations.js';
 import type { DpopNonces, DpopProofs } from './contract/dpop.js';
 import type { Instances } from './contract/instances.js';
 import type { Issuance } from './contract/issuance.js';
@@ -37,6 +38,8 @@ export interface Store {
   /** DPoP (RFC 9449): the proofs seen and the server's nonces. */
   readonly dpopNonces: DpopNonces;
   readonly dpopProofs: DpopProofs;
+  /** The device authorization grant (RFC 8628): requests from creation to the poll that spends them. */
+  readonly deviceAuthorizations: DeviceAuthorizations;
   readonly instances: Instances<Scope>;
   readonly issuance: Issuance;
   readonly rateLimitWindows: RateLimitWindows;

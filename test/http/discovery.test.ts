@@ -32,6 +32,7 @@ for (const dialect of DIALECTS) {
         issuer,
         authorization_endpoint: `${issuer}/oauth/authorize`,
         token_endpoint: `${issuer}/api/oauth/token`,
+        device_authorization_endpoint: `${issuer}/api/oauth/device_authorization`,
         registration_endpoint: `${issuer}/api/oauth/register`,
         userinfo_endpoint: `${issuer}/api/oauth/userinfo`,
         revocation_endpoint: `${issuer}/api/oauth/revoke`,
@@ -40,7 +41,11 @@ for (const dialect of DIALECTS) {
         scopes_supported: SEED_SCOPES,
         response_types_supported: ['code'],
         response_modes_supported: ['query'],
-        grant_types_supported: ['authorization_code', 'refresh_token'],
+        grant_types_supported: [
+          'authorization_code',
+          'refresh_token',
+          'urn:ietf:params:oauth:grant-type:device_code',
+        ],
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
         revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
@@ -121,6 +126,7 @@ for (const dialect of DIALECTS) {
       const methods: Record<string, 'GET' | 'POST'> = {
         authorization_endpoint: 'GET',
         token_endpoint: 'POST',
+        device_authorization_endpoint: 'POST',
         registration_endpoint: 'POST',
         userinfo_endpoint: 'GET',
         revocation_endpoint: 'POST',

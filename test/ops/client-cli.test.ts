@@ -316,7 +316,10 @@ for (const dialect of DIALECTS) {
     it('prune prints counts; keys rotate and account commands are audited; audit list filters', async () => {
       const pruned = await cli(url, ['prune']);
       assert.equal(pruned.code, 0, pruned.stderr);
-      assert.match(pruned.stdout, /^pruned: \d+ authorization codes, .* \d+ dynamic clients\n$/);
+      assert.match(
+        pruned.stdout,
+        /^pruned: \d+ authorization codes, .* \d+ dynamic clients, \d+ device authorizations\n$/,
+      );
 
       assert.equal((await cli(url, ['keys', 'rotate'])).code, 0);
       const create = await cli(
@@ -361,6 +364,22 @@ for (const dialect of DIALECTS) {
       const bad = await cli(url, ['audit', 'list', '--since', 'yesterday']);
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /ISO-8601/);
+    });
+
+    it('client create --device without --redirect-uri makes a device-only integration (RFC 8628)', async () => {
+      const r = await cli(url, ['client', 'create', '--name', 'Kiosk', '--device']);
+      assert.equal(r.code, 0, r.stderr);
+      const clientId = /client_id: (\S+)/.exec(r.stdout)?.[1] ?? '';
+      const row = await storage.db
+        .selectFrom('clients')
+        .selectAll()
+        .where('id', '=', clientId)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(JSON.parse(row.grant_types), [
+        'refresh_token',
+        'urn:ietf:params:oauth:grant-type:device_code',
+      ]);
+      assert.deepEqual(JSON.parse(row.redirect_uris), []);
     });
   });
 }

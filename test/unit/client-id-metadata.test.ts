@@ -148,6 +148,15 @@ const doc = (extra: Record<string, unknown> = {}) =>
   );
 
 describe('metadata documents (draft §4, §4.1)', () => {
+  it('a document listing the device grant (RFC 8628) beside authorization_code is kept with it', () => {
+    const result = validateDocument(
+      doc({ grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'] }),
+      URL_,
+    );
+    assert.ok('document' in result);
+    assert.equal(result.document.deviceGrant, true);
+  });
+
   it('keeps name, redirect URIs, application_type and an https client_uri of a valid document', () => {
     const result = validateDocument(
       doc({
@@ -170,6 +179,7 @@ describe('metadata documents (draft §4, §4.1)', () => {
         clientUri: 'https://agent.example.com',
         idTokenAlg: 'RS256',
         dpopBoundAccessTokens: false,
+        deviceGrant: false,
       },
     });
   });

@@ -17,6 +17,18 @@ import { integrationRedirectUriProblem } from './integration-redirect-uri.js';
 const MAX_REDIRECT_URIS = 10;
 const CLIENT_KINDS: readonly ClientKind[] = ['integration', 'dynamic', 'metadata_document'];
 
+/**
+ * An integration's grants: the code flow (with refresh) when it has callbacks, the device
+ * authorization grant (RFC 8628 §3.4's grant_type) when asked for with --device.
+ */
+function integrationGrants(callbacks: boolean, device: boolean): string[] {
+  return [
+    ...(callbacks ? ['authorization_code'] : []),
+    'refresh_token',
+    ...(device ? ['urn:ietf:params:oauth:grant-type:device_code'] : []),
+  ];
+}
+
 export const clientCreate = defineCommand({
   name: 'client create',
   summary: 'Register an integration with HTTPS callbacks; prints its client_id (and, once, its secret)',
@@ -24,9 +36,14 @@ export const clientCreate = defineCommand({
     name: { type: 'string', required: true, description: 'name shown on the consent page' },
     'redirect-uri': {
       type: 'string',
-      required: true,
       multiple: true,
-      description: 'https callback (repeatable); http loopback addresses are accepted too',
+      description:
+        'https callback (repeatable); http loopback addresses are accepted too; required unless --device',
+    },
+    device: {
+      type: 'boolean',
+      description:
+        'also allow the device authorization grant (RFC 8628: a CLI or device without a browser); with no --redirect-uri the integration is device-only',
     },
     confidential: {
       type: 'boolean',
@@ -49,6 +66,11 @@ export const clientCreate = defineCommand({
     const nameProblem = displayTextProblem('--name', args.name!) ?? blankNameProblem('--name', args.name!);
     if (nameProblem) throw new UsageError(nameProblem);
     const name = args.name!.trim();
+    if (uris.length === 0 && !args.device) {
+      throw new UsageError(
+        'missing --redirect-uri: --redirect-uri is required (or --device for a device-only integration)',
+      );
+    }
     if (uris.length > MAX_REDIRECT_URIS) throw new UsageError(`at most ${MAX_REDIRECT_URIS} --redirect-uri`);
     for (const uri of uris) {
       const problem = integrationRedirectUriProblem(uri, ctx.config.loopbackHosts);
@@ -64,8 +86,8 @@ export const clientCreate = defineCommand({
       redirect_uris: JSON.stringify([...new Set(uris)]),
       token_endpoint_auth_method: secret ? 'client_secret_post' : 'none',
       secret_hash: secret?.hash ?? null,
-      grant_types: JSON.stringify(['authorization_code', 'refresh_token']),
-      response_types: JSON.stringify(['code']),
+      grant_types: JSON.stringify(integrationGrants(uris.length > 0, args.device === true)),
+      response_types: JSON.stringify(uris.length > 0 ? ['code'] : []),
       metadata: args['dpop-bound'] ? JSON.stringify({ dpop_bound_access_tokens: true }) : '{}',
       id_token_signed_response_alg: (args['id-token-alg'] as SigningAlg | undefined) ?? DEFAULT_SIGNING_ALG,
       disabled: 0,

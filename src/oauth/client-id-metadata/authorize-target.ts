@@ -4,10 +4,12 @@
  * way this can fail is an error page naming the reason, never a redirect (RFC 6749 §4.1.2.1:
  * until the redirect URI is verified, nobody may be sent to it).
  */
+
 import type { AppContext } from '../../context.js';
 import type { Client } from '../../storage/schema.js';
 import type { RequestParams } from '../authorize/params.js';
 import { problem, type Target, targetParamsProblem } from '../authorize/validate.js';
+import { DEVICE_CODE_GRANT } from '../client-metadata.js';
 import { clientIdHost, clientIdUrlProblem } from './client-id-url.js';
 import type { MetadataDocument } from './document.js';
 import type { MetadataDocuments } from './documents.js';
@@ -24,7 +26,11 @@ function clientRow(document: MetadataDocument, previous: Client | undefined, now
     redirect_uris: JSON.stringify(document.redirectUris),
     token_endpoint_auth_method: 'none',
     secret_hash: null,
-    grant_types: JSON.stringify(['authorization_code', 'refresh_token']),
+    grant_types: JSON.stringify([
+      'authorization_code',
+      'refresh_token',
+      ...(document.deviceGrant ? [DEVICE_CODE_GRANT] : []),
+    ]),
     response_types: JSON.stringify(['code']),
     metadata: JSON.stringify({
       ...(document.clientUri ? { client_uri: document.clientUri } : {}),

@@ -11,6 +11,7 @@ import {
   type SigningAlg,
 } from '../../crypto/signing-key.js';
 import { blankNameProblem, displayTextProblem } from '../../display-text.js';
+import { DEVICE_CODE_GRANT } from '../client-metadata.js';
 
 /** Draft §8.7: the recommended maximum size to read. */
 export const MAX_DOCUMENT_BYTES = 5 * 1024;
@@ -31,6 +32,8 @@ export interface MetadataDocument {
   readonly idTokenAlg: SigningAlg;
   /** RFC 9449 §5.2 `dpop_bound_access_tokens`: the app always sends DPoP proofs (false when silent). */
   readonly dpopBoundAccessTokens: boolean;
+  /** Whether its `grant_types` lists the device authorization grant (RFC 8628). */
+  readonly deviceGrant: boolean;
 }
 
 export type DocumentResult = { readonly document: MetadataDocument } | { readonly problem: string };
@@ -153,6 +156,7 @@ export function validateDocument(bytes: Buffer, url: string): DocumentResult {
       clientUri: optionalHttpsUri(d.client_uri),
       idTokenAlg: (d.id_token_signed_response_alg as SigningAlg | undefined) ?? DEFAULT_SIGNING_ALG,
       dpopBoundAccessTokens: d.dpop_bound_access_tokens === true,
+      deviceGrant: Array.isArray(d.grant_types) && d.grant_types.includes(DEVICE_CODE_GRANT),
     },
   };
 }

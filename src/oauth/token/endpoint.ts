@@ -11,11 +11,13 @@ import { PATHS } from '../../paths.js';
 import type { EndpointLimits } from '../../rate-limit/endpoint-limits.js';
 import type { Client } from '../../storage/schema.js';
 import { authenticateClient } from '../client-auth.js';
+import { DEVICE_CODE_GRANT } from '../client-metadata.js';
 import { bindingFor, tokenAnswerHeaders, tokenRequestProof } from '../dpop/token-request.js';
 import { clientCredentials, param, requireForm } from '../form-request.js';
 import { inRequestTransaction } from '../request-transaction.js';
 import { CLIENT_AUTH_SECURITY, NO_STORE, OAuthErrorBody } from '../wire-schemas.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
+import { deviceCodeGrant } from './grants/device-code.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
 import type { TokenResponseBody } from './issue.js';
 import { type GrantType, joinedRead } from './joined-read.js';
@@ -38,17 +40,17 @@ const TokenResponse = Type.Object({
   ),
 });
 
-function grantOf(value: string | undefined): GrantType {
+function grantOf(value: string | undefined): GrantType | typeof DEVICE_CODE_GRANT {
   if (value === undefined) {
     throw new OAuthError(
       'invalid_request',
       'grant_type is missing; send "authorization_code" or "refresh_token"',
     );
   }
-  if (value !== 'authorization_code' && value !== 'refresh_token') {
+  if (value !== 'authorization_code' && value !== 'refresh_token' && value !== DEVICE_CODE_GRANT) {
     throw new OAuthError(
       'unsupported_grant_type',
-      `grant_type ${JSON.stringify(value)} is not supported; send "authorization_code" or "refresh_token"`,
+      `grant_type ${JSON.stringify(value)} is not supported; send "authorization_code", "refresh_token" or "${DEVICE_CODE_GRANT}"`,
     );
   }
   return value;
@@ -85,6 +87,19 @@ export async function tokenRoutes(
       // RFC 9449 §5: the proof is checked and its jti recorded before the grant runs (and outside
       // its transaction: the record commits whatever the grant answers).
       const proof = await tokenRequestProof(ctx, request);
+      // RFC 8628: polled outside the request transaction (grants/device-code.ts says why).
+      if (grantType === DEVICE_CODE_GRANT) {
+        const client = await authenticateClient(ctx, clientCredentials(request), (proven) =>
+          limits.token(request, proven),
+        );
+        checkClientGrant(client, grantType);
+        const dpop = { proof, binding: bindingFor(client, proof) };
+        const issued = await deviceCodeGrant(ctx, client, params, request, dpop);
+        return reply
+          .headers(NO_STORE)
+          .headers(await tokenAnswerHeaders(ctx))
+          .send(issued);
+      }
       // One transaction from the client's lookup to the last write where the store makes that
       // cheaper (request-transaction.ts).
       const body = await inRequestTransaction(ctx.store, async ({ store }): Promise<TokenResponseBody> => {

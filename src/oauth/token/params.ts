@@ -11,13 +11,16 @@ const Param = (description: string) => Type.Optional(Type.String({ description }
 /** The token request body: validated, typed (TokenParams) and published in /openapi.json. */
 export const TokenRequest = Type.Object(
   {
-    grant_type: Type.String({ description: '"authorization_code" or "refresh_token"' }),
+    grant_type: Type.String({
+      description: '"authorization_code", "refresh_token" or "urn:ietf:params:oauth:grant-type:device_code"',
+    }),
     code: Param('authorization_code: the code from the redirect'),
     redirect_uri: Param('authorization_code: the redirect_uri of the authorization request'),
     code_verifier: Param('authorization_code: the PKCE verifier (RFC 7636)'),
     client_id: Param('The client identifier (optional with HTTP Basic, where it must be the same)'),
     client_secret: Param('Confidential clients using client_secret_post (never together with HTTP Basic)'),
     refresh_token: Param('refresh_token: the refresh token'),
+    device_code: Param('urn:ietf:params:oauth:grant-type:device_code: the device_code (RFC 8628 §3.4)'),
     scope: Param('refresh_token: a narrower scope (optional)'),
     // RFC 8707 allows the parameter more than once.
     resource: Type.Optional(

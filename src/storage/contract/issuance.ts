@@ -4,7 +4,7 @@
  * operation that writes a grant's rows takes the grant first.
  */
 import type { IssuanceWrites } from '../issuance-statements.repository.js';
-import type { AuditEventRow } from '../schema.js';
+import type { AuditEventRow, Grant } from '../schema.js';
 
 export type { IssuanceWrites };
 
@@ -35,6 +35,12 @@ export interface Issuance {
     sealedSuccessor: string,
     writes: IssuanceWrites,
   ): Promise<IssuanceOutcome>;
+  /**
+   * Writes a new grant with its first token set, the audit row and the client's last use, all
+   * or nothing (the device authorization grant: the grant begins when its approval is spent,
+   * RFC 8628 §3.5).
+   */
+  issueGrant(grant: Grant, writes: IssuanceWrites): Promise<void>;
   /**
    * Revokes a grant whose code was replayed or whose refresh token was reused (RFC 6749 §4.1.2,
    * RFC 9700 §4.14.2), with every token it issued, and writes the audit row with it.

@@ -8,6 +8,7 @@ import * as m0100 from './0100-client-metadata-rules.js';
 import * as m0110 from './0110-signing-key-activation.js';
 import * as m0120 from './0120-id-token-algorithms.js';
 import * as m0130 from './0130-dpop.js';
+import * as m0140 from './0140-device-authorization.js';
 
 /** Ordered by name; a new migration is a new file added here, never an edit of a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0110-signing-key-activation': m0110,
   '0120-id-token-algorithms': m0120,
   '0130-dpop': m0130,
+  '0140-device-authorization': m0140,
 };

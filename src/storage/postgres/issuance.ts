@@ -4,7 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Issuance } from '../contract/issuance.js';
-import { revokeGrantWithAudit } from '../grants.repository.js';
+import { insertGrantWithTokens, revokeGrantWithAudit } from '../grants.repository.js';
 import { redeemCodeAndIssue, rotateRefreshTokenAndIssue } from '../issuance-statements.repository.js';
 import type { Database } from '../schema.js';
 
@@ -13,6 +13,7 @@ export function postgresIssuance(db: Kysely<Database>): Issuance {
     redeemCode: (codeHash, grantId, w) => redeemCodeAndIssue(db, codeHash, grantId, w),
     rotateRefreshToken: (tokenHash, grantId, sealed, w) =>
       rotateRefreshTokenAndIssue(db, tokenHash, grantId, sealed, w),
+    issueGrant: (grant, w) => insertGrantWithTokens(db, grant, w),
     revokeGrant: (grantId, now, audit) => revokeGrantWithAudit(db, grantId, now, audit),
   };
 }

@@ -10,6 +10,7 @@ import { inTransaction } from '../transaction.js';
 import { postgresAccounts } from './accounts.js';
 import { postgresBearerTokens } from './bearer-tokens.js';
 import { postgresClients } from './clients.js';
+import { postgresDeviceAuthorizations } from './device-authorizations.js';
 import { postgresDpopNonces, postgresDpopProofs } from './dpop.js';
 import { postgresInstances } from './instances.js';
 import { postgresIssuance } from './issuance.js';
@@ -31,5 +32,6 @@ export function postgresStore(db: Kysely<Database>, pool: pg.Pool): Store {
     oneTransaction: (work) => inTransaction(db, (trx) => work({ store: postgresStore(trx, pool), db: trx })),
     dpopProofs: postgresDpopProofs(db),
     dpopNonces: postgresDpopNonces(db),
+    deviceAuthorizations: postgresDeviceAuthorizations(db),
   };
 }

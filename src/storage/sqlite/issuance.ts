@@ -8,7 +8,7 @@ import { insertAuditRow } from '../audit.repository.js';
 import { touchClientNow } from '../clients.repository.js';
 import { consumeCode } from '../codes.repository.js';
 import type { Issuance, IssuanceOutcome, IssuanceWrites } from '../contract/issuance.js';
-import { revokeGrantWithAudit } from '../grants.repository.js';
+import { insertGrantWithTokens, revokeGrantWithAudit } from '../grants.repository.js';
 import { markRotated } from '../refresh-tokens.repository.js';
 import type { Database } from '../schema.js';
 import { insertTokenSet, touchLiveGrant } from '../tokens.repository.js';
@@ -43,6 +43,7 @@ export function sqliteIssuance(db: Kysely<Database>): Issuance {
         async (trx) => (await markRotated(trx, tokenHash, w.now, sealed)) !== undefined,
         w,
       ),
+    issueGrant: (grant, w) => insertGrantWithTokens(db, grant, w),
     revokeGrant: (grantId, now, audit) => revokeGrantWithAudit(db, grantId, now, audit),
   };
 }

@@ -8,6 +8,7 @@ import type { Store } from '../store.js';
 import { sqliteAccounts } from './account-answers.js';
 import { sqliteBearerTokens } from './bearer-tokens.js';
 import { sqliteClients } from './clients.js';
+import { sqliteDeviceAuthorizations } from './device-authorizations.js';
 import { sqliteDpopNonces, sqliteDpopProofs } from './dpop.js';
 import { sqliteInstances } from './instances.js';
 import { sqliteIssuance } from './issuance.js';
@@ -30,6 +31,7 @@ export function sqliteStore(db: Kysely<Database>): Store {
     oneTransaction: (work) => work({ store, db }),
     dpopProofs: sqliteDpopProofs(db),
     dpopNonces: sqliteDpopNonces(db),
+    deviceAuthorizations: sqliteDeviceAuthorizations(db),
   };
   return store;
 }

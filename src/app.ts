@@ -6,7 +6,6 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
-import { EndingResponse } from './answer-end.js';
 import { apiRoutes } from './api/index.js';
 import { clientErrorAnswerer, expectationAnswerer } from './client-error.js';
 import { forwardClock } from './clock.js';
@@ -34,7 +33,7 @@ import { homeRoutes } from './pages/home.routes.js';
 import { signInRoutes } from './pages/sign-in.routes.js';
 import { installPageErrorHandler } from './pages/unavailable.js';
 import { createEndpointLimits, type EndpointLimits } from './rate-limit/endpoint-limits.js';
-import { type Arrival, arrive, installArrival } from './request-arrival.js';
+import { type Arrival, arriveUnrouted, installArrival } from './request-arrival.js';
 import { requestId } from './request-id.js';
 import { installRequestLineChecks } from './request-line.js';
 import { urlFormats } from './school/url-fields.js';
@@ -119,10 +118,11 @@ function buildFastify(ctx: AppContext, arrival: Arrival): FastifyInstance {
   const hsts = arrival.hsts;
   const requestTimeoutMs = ctx.config.requestTimeout * 1000;
   const app = Fastify({
-    // No logger of Fastify's own: with one, Fastify adds and removes two listeners on every
-    // response to see it end. `app.log` is set below, and request-arrival.ts gives each request
-    // its logger and watches its answer end through EndingResponse (answer-end.ts).
+    // No logger of Fastify's own: `app.log` is set below, and request-arrival.ts gives each
+    // request its logger and writes its line (logging.ts) when the answer ends.
     logger: false,
+    // The request's line is ours (logging.ts `requestLines`), not Fastify's.
+    disableRequestLogging: true,
     // Fastify accepts a hop count too; its type omits it.
     trustProxy: ctx.config.trustProxy as boolean | string,
     bodyLimit: JSON_BODY_LIMIT,
@@ -137,7 +137,7 @@ function buildFastify(ctx: AppContext, arrival: Arrival): FastifyInstance {
     // Errors the router meets before any route (bad percent-encoding, an overlong path segment).
     // No hook runs for them: their logger, the watch on their end and the common headers are set here.
     frameworkErrors: (error, request, reply) => {
-      arrive(arrival, request, reply);
+      arriveUnrouted(arrival, request, reply);
       return sendWireError(reply, toWireError(error, request));
     },
     http: {
@@ -147,7 +147,6 @@ function buildFastify(ctx: AppContext, arrival: Arrival): FastifyInstance {
       // keeps a timed-out request's 408 within a second of REQUEST_TIMEOUT.
       connectionsCheckingInterval: 1000,
       headersTimeout: Math.min(60_000, requestTimeoutMs),
-      ServerResponse: EndingResponse,
     },
     genReqId: requestId,
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT_LENGTH },

@@ -161,7 +161,7 @@ const answeredError = (reply: FastifyReply): string | undefined =>
 /** A request at least this slow is logged under LOG_REQUESTS=errors too (milliseconds). */
 export const SLOW_REQUEST_MS = 1000;
 
-/** Writes a request's line, and counts it, when its answer has ended (answer-end.ts). */
+/** Writes a request's line, and counts it, when its answer has ended (request-arrival.ts). */
 export type RequestEnded = (
   request: FastifyRequest,
   reply: FastifyReply,
@@ -226,7 +226,7 @@ export async function prettyStream(): Promise<NodeJS.WritableStream> {
 
 /**
  * The server's logger: JSON lines to `stream` (stdout when none). Fastify is given none of its
- * own (app.ts, answer-end.ts): `app.log` is this one, and every request gets a lazy child of it.
+ * own (app.ts): `app.log` is this one, and every request gets a lazy child of it.
  */
 export function createLogger(level: LogLevel, stream?: NodeJS.WritableStream | DestinationStream): Logger {
   return stream ? pino(loggerOptions(level), stream as DestinationStream) : pino(loggerOptions(level));

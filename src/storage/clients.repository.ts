@@ -2,13 +2,14 @@ import type { Kysely } from 'kysely';
 import { prepared, preparedInsert } from './prepared.js';
 import type { Client, Database } from './schema.js';
 
-const byId = prepared((db, id: string) => db.selectFrom('clients').selectAll().where('id', '=', id));
-const touch = prepared((db, id: string, now: number) =>
+export const clientById = prepared((db, id: string) =>
+  db.selectFrom('clients').selectAll().where('id', '=', id),
+);
+export const touchClientStatement = prepared((db, id: string, now: number) =>
   db.updateTable('clients').set({ last_used_at: now }).where('id', '=', id),
 );
 
-export const insertClient: (db: Kysely<Database>, client: Client) => Promise<void> =
-  preparedInsert('clients');
+export const insertClient = preparedInsert('clients');
 
 /**
  * The client with this id. An id with a NUL character cannot exist (and PostgreSQL refuses NUL in
@@ -16,7 +17,7 @@ export const insertClient: (db: Kysely<Database>, client: Client) => Promise<voi
  */
 export async function findClient(db: Kysely<Database>, id: string): Promise<Client | undefined> {
   if (id.includes('\u0000')) return undefined;
-  return byId.first(db, id);
+  return clientById.first(db, id);
 }
 
 /** How stale a client's last use may get before a token request writes it again (seconds). */
@@ -29,12 +30,7 @@ export const CLIENT_TOUCH_INTERVAL = 60;
  */
 export async function touchClient(db: Kysely<Database>, client: Client, now: number): Promise<void> {
   if (!clientTouchDue(client, now)) return;
-  await touch.run(db, client.id, now);
-}
-
-/** Writes the client's last use (a statement that decided it was due: clientTouchDue). */
-export async function touchClientNow(db: Kysely<Database>, clientId: string, now: number): Promise<void> {
-  await touch.run(db, clientId, now);
+  await touchClientStatement.run(db, client.id, now);
 }
 
 /** Whether touchClient would write now (a statement that writes more may write it instead). */

@@ -76,12 +76,10 @@ describe('configuration', () => {
     ]);
   });
 
-  it('PRUNE_THREAD: server by default, or worker; anything else is refused, naming both', () => {
-    assert.equal(loadConfig({}).pruneThread, 'server');
-    assert.equal(loadConfig({ PRUNE_THREAD: 'worker' }).pruneThread, 'worker');
-    assert.deepEqual(problems({ PRUNE_THREAD: 'auto' }), [
-      'PRUNE_THREAD="auto": expected one of server, worker',
-    ]);
+  it('PRUNE_THREAD (removed) is accepted with any value and listed as ignored, for the start-up warning', () => {
+    assert.deepEqual(loadConfig({}).ignoredSettings, []);
+    assert.deepEqual(loadConfig({ PRUNE_THREAD: 'worker' }).ignoredSettings, ['PRUNE_THREAD']);
+    assert.deepEqual(loadConfig({ PRUNE_THREAD: 'auto' }).ignoredSettings, ['PRUNE_THREAD']);
   });
 
   it('the issuer is canonical: a trailing slash is dropped', () => {

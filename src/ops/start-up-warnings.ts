@@ -108,7 +108,7 @@ export function sealedKeysNotice(ctx: Bootstrapped): StartUpWarning | undefined 
 }
 
 /** A setting of an earlier version that is set but no longer read (config.ts REMOVED_SETTINGS). */
-function ignoredSettingWarnings(ctx: Bootstrapped): StartUpWarning[] {
+export function ignoredSettingWarnings(ctx: Pick<Bootstrapped, 'config'>): StartUpWarning[] {
   return ctx.config.ignoredSettings.map((name) => ({
     fields: { setting: name },
     message: `${name} is set but no longer used (see docs/configuration.md "Removed settings"); it is ignored: remove it.`,

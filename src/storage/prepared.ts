@@ -110,10 +110,6 @@ export function prepared<A extends unknown[], R>(
   };
 }
 
-function sameColumns(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((column, i) => column === b[i]);
-}
-
 /** Inserts whole rows into `table`; the statement is compiled once per dialect and column set. */
 export interface PreparedInsert<T extends keyof Database & string> {
   (db: Kysely<Database>, row: Insertable<Database[T]>): Promise<void>;
@@ -123,11 +119,7 @@ export interface PreparedInsert<T extends keyof Database & string> {
 
 export function preparedInsert<T extends keyof Database & string>(table: T): PreparedInsert<T> {
   const templates = new Map<string, Template>();
-  // The rows of one call site always have the same columns: the last template is checked first,
-  // without building the map's key (a join and a string hash per insert).
-  let last: { dialect: DialectName; columns: string[]; template: Template } | undefined;
   const templateFor = (db: Kysely<Database>, dialect: DialectName, columns: string[]): Template => {
-    if (last && last.dialect === dialect && sameColumns(last.columns, columns)) return last.template;
     const key = `${dialect} ${columns.join(',')}`;
     let template = templates.get(key);
     if (!template) {
@@ -140,26 +132,17 @@ export function preparedInsert<T extends keyof Database & string>(table: T): Pre
       template = compile(db, build, columns.length);
       templates.set(key, template);
     }
-    last = { dialect, columns, template };
     return template;
   };
-  const insert = async (db: Kysely<Database>, row: Insertable<Database[T]>) => {
+  const parts = (db: Kysely<Database>, dialect: DialectName, row: Insertable<Database[T]>) => {
     const columns = Object.keys(row) as Array<keyof typeof row & string>;
-    await run(
-      db,
-      templateFor(db, dialectOf(db), columns),
-      columns.map((column) => row[column]),
-    );
+    return [templateFor(db, dialect, columns), columns.map((column) => row[column])] as const;
+  };
+  const insert = async (db: Kysely<Database>, row: Insertable<Database[T]>) => {
+    await run(db, ...parts(db, dialectOf(db), row));
   };
   insert.now = (sql: SyncSql, row: Insertable<Database[T]>) => {
-    const columns = Object.keys(row) as Array<keyof typeof row & string>;
-    const template = templateFor(sql.db, 'sqlite', columns);
-    sql.execute(
-      fill(
-        template,
-        columns.map((column) => row[column]),
-      ),
-    );
+    sql.execute(fill(...parts(sql.db, 'sqlite', row)));
   };
   return insert;
 }

@@ -55,9 +55,10 @@ class GuardedSqliteDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
-    // After whatever holds or waits for the connection.
+    // After whatever holds or waits for the connection; what comes later fails at once (not open).
     await this.connection.acquire();
     this.connection.database.close();
+    this.connection.release();
   }
 }
 

@@ -11,8 +11,7 @@ import { prepareDatabase } from './storage/schema-mismatch.js';
 
 export interface BootstrapOptions {
   /**
-   * The server: SQLite WAL checkpoints on a worker thread (src/storage/sqlite/wal-checkpoints.ts), the
-   * one-server-per-file lock (src/storage/sqlite/server-lock.ts), and requests' statements bound
+   * The server: the SQLite one-server-per-file lock (src/storage/sqlite/server-lock.ts), and requests' statements bound
    * by DATABASE_TIMEOUT. A CLI command may wait as long as it needs.
    */
   readonly server?: boolean;
@@ -41,9 +40,6 @@ export async function bootstrap(
     poolSize: config.databasePoolSize,
     namedStatements: config.databaseNamedStatements,
     timeoutSeconds: config.databaseTimeout,
-    checkpointInBackground: options.server ?? false,
-    // PRUNE_THREAD=worker: the server's prune on a connection of its own (config.ts says when).
-    offLoopWorker: (options.server ?? false) && config.pruneThread === 'worker',
     serverLock: options.server ?? false,
     dataDir: config.dataDir,
     existing: options.existing ?? false,

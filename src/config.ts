@@ -60,13 +60,8 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   readonly uploadMaxBytes: number;
   readonly pruneInterval: number;
-  /**
-   * SQLite: where the server's prune runs its statements: `server` (default), the server's
-   * connection, in short statements between requests; `worker`, a thread with a connection of
-   * its own (src/storage/sqlite/worker-dialect.ts), for a machine with a core the load leaves
-   * idle (docs/performance.md "Cost as the database grows" has both measured).
-   */
-  readonly pruneThread: PruneThread;
+  /** Settings this version no longer reads that are set (REMOVED_SETTINGS): warned about at start. */
+  readonly ignoredSettings: readonly string[];
   /** Bearer secret for /metrics; when unset /metrics is served only on METRICS_PORT (if set). */
   readonly metricsToken: string | undefined;
   readonly metricsPort: number | undefined;
@@ -121,8 +116,11 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-export type PruneThread = 'server' | 'worker';
-const PRUNE_THREADS: readonly PruneThread[] = ['server', 'worker'];
+/**
+ * Settings of earlier versions that no longer do anything: accepted, so that a deployment that
+ * sets one still starts, and named in a start-up warning (docs/configuration.md "Removed settings").
+ */
+export const REMOVED_SETTINGS = ['PRUNE_THREAD'] as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 export type LogRequests = 'all' | 'errors';
@@ -431,7 +429,7 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: readCorsOrigins(r),
     uploadMaxBytes: r.int('UPLOAD_MAX_BYTES', 10 * 1024 * 1024, 1),
     pruneInterval: r.int('PRUNE_INTERVAL', 3600, 0),
-    pruneThread: r.oneOf('PRUNE_THREAD', PRUNE_THREADS, 'server'),
+    ignoredSettings: REMOVED_SETTINGS.filter((name) => env[name] !== undefined),
     metricsToken,
     metricsPort: metricsPortRaw === undefined ? undefined : r.int('METRICS_PORT', 0, 1, 65535),
     keyEncryptionSecret,

@@ -3,8 +3,6 @@
  * a second to load), then serve.ts. Exit codes: 2 for a configuration error (every bad variable
  * named at once), 1 for any other failure to start.
  */
-// First, before start-up allocates anything: see the module's comment.
-import './ops/keep-tick-maps.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 
 /**

@@ -7,22 +7,8 @@ import { badRequest } from '../errors.js';
 import type { FamilyDefinition } from '../school/define.js';
 import type { Row } from '../school/store.js';
 
-/**
- * Recent conversions, cleared when full. `toISOString` costs ~0.9 µs here and a read answers the
- * same few timestamps again and again: the account's two on every GET /account were 4% of its CPU
- * (docs/performance.md).
- */
-const ISO_TIMES = new Map<number, string>();
-const ISO_TIMES_KEPT = 1024;
-
 export function isoTime(epochSeconds: number): string {
-  let iso = ISO_TIMES.get(epochSeconds);
-  if (iso === undefined) {
-    iso = new Date(epochSeconds * 1000).toISOString();
-    if (ISO_TIMES.size >= ISO_TIMES_KEPT) ISO_TIMES.clear();
-    ISO_TIMES.set(epochSeconds, iso);
-  }
-  return iso;
+  return new Date(epochSeconds * 1000).toISOString();
 }
 
 /** A row → the item on the wire; `publicView` drops private fields. */

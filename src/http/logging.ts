@@ -161,7 +161,7 @@ const answeredError = (reply: FastifyReply): string | undefined =>
 /** A request at least this slow is logged under LOG_REQUESTS=errors too (milliseconds). */
 export const SLOW_REQUEST_MS = 1000;
 
-/** Writes a request's line, and counts it, when its answer has ended (answer-end.ts). */
+/** Writes a request's line, and counts it, when its answer has ended (request-arrival.ts). */
 export type RequestEnded = (
   request: FastifyRequest,
   reply: FastifyReply,
@@ -226,59 +226,16 @@ export async function prettyStream(): Promise<NodeJS.WritableStream> {
 
 /**
  * The server's logger: JSON lines to `stream` (stdout when none). Fastify is given none of its
- * own (server.ts, answer-end.ts): `app.log` is this one, and every request gets a lazy child of it.
+ * own (server.ts): `app.log` is this one, and every request gets a child of it.
  */
 export function createLogger(level: LogLevel, stream?: NodeJS.WritableStream | DestinationStream): Logger {
   return stream ? pino(loggerOptions(level), stream as DestinationStream) : pino(loggerOptions(level));
 }
 
-type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-
 /**
- * A request's logger, made only when the request logs something. Every request needs a logger
- * bound to its request id; making a pino child for each was 4% of a metadata GET, and with
- * LOG_REQUESTS=errors most requests never log (docs/performance.md).
- */
-class LazyChildLogger {
-  private made: FastifyBaseLogger | undefined;
-
-  constructor(
-    private readonly parent: FastifyBaseLogger,
-    private readonly bindings: Record<string, unknown>,
-  ) {}
-
-  private get real(): FastifyBaseLogger {
-    this.made ??= this.parent.child(this.bindings);
-    return this.made;
-  }
-
-  get level(): string {
-    return this.made?.level ?? this.parent.level;
-  }
-
-  set level(level: string) {
-    this.real.level = level;
-  }
-
-  child(bindings: Record<string, unknown>, options?: object): FastifyBaseLogger {
-    return this.real.child(bindings, options);
-  }
-}
-
-for (const method of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] satisfies LogMethod[]) {
-  Object.defineProperty(LazyChildLogger.prototype, method, {
-    value(this: LazyChildLogger, ...args: unknown[]) {
-      const real = (this as unknown as { real: Record<LogMethod, (...a: unknown[]) => void> }).real;
-      real[method](...args);
-    },
-  });
-}
-
-/**
- * The logger of the request with this id: a child of `root` bound to `reqId`, made only when the
- * request logs something (LazyChildLogger). Set on the request and its reply by the first root
- * hook (request-arrival.ts).
+ * The logger of the request with this id: a child of `root` bound to `reqId`. Set on the request
+ * and its reply by the first root hook (request-arrival.ts).
  */
 export function requestLogger(root: FastifyBaseLogger, requestId: string): FastifyBaseLogger {
-  return new LazyChildLogger(root, { reqId: requestId }) as unknown as FastifyBaseLogger;
+  return root.child({ reqId: requestId });
 }

@@ -1,11 +1,9 @@
 /**
  * What every request gets the moment it arrives, before any check can answer it: its logger
- * (bound to its request id), the watch on its answer's end (its log line and its metric), and the
- * common headers. One root hook for the three: each hook run costs every request (docs/performance.md,
- * "The framework floor, rung by rung").
+ * (bound to its request id) and the common headers; and when its answer ends (Fastify's
+ * onResponse hook, timed by `reply.elapsedTime`), its log line and its metric.
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { watchAnswerEnd } from './answer-end.js';
 import { setCommonHeaders } from './common-headers.js';
 import { type RequestEnded, requestLogger } from './logging.js';
 
@@ -20,28 +18,40 @@ export interface Arrival {
 
 /**
  * Fastify, run without a logger of its own (server.ts), hands every request and reply a logger that
- * discards; this gives them the request's own, then watches the answer and sets the headers.
- * Also called for the answers Fastify gives before any hook (server.ts `frameworkErrors`).
+ * discards; this gives them the request's own, and sets the headers. Also called for the answers
+ * Fastify gives before any hook (server.ts `frameworkErrors`).
  */
 export function arrive(arrival: Arrival, request: FastifyRequest, reply: FastifyReply): void {
   const log = requestLogger(arrival.log, request.id);
   request.log = log;
   reply.log = log;
-  const ended = arrival.ended;
-  watchAnswerEnd(reply, (elapsedMs, error) => ended(request, reply, elapsedMs, error));
   setCommonHeaders(reply, request.id, arrival.hsts);
+}
+
+/**
+ * An answer Fastify gives before routing (app.ts `frameworkErrors`): no hook runs for it, so it
+ * gets its logger and headers here, and its line and metric when it has been handed to Node.
+ */
+export function arriveUnrouted(arrival: Arrival, request: FastifyRequest, reply: FastifyReply): void {
+  arrive(arrival, request, reply);
+  const started = performance.now();
+  reply.raw.once('finish', () => arrival.ended(request, reply, performance.now() - started, undefined));
 }
 
 /**
  * The first root hook: every answer after it — the route's, the 404 handler's, an error's — has
  * the request's logger and the common headers (Fastify's error path keeps headers already set but
- * for content-type and content-length), and is logged and counted when it ends. Not an onSend
- * hook: with none, Fastify skips its onSend hook runner for every answer. Guarded by
- * test/http/response-headers.test.ts, test/http/answer-end.test.ts and the hostile-input suite.
+ * for content-type and content-length), and is logged and counted when it ends (onResponse; an
+ * answer destroyed by an error is logged with it). Guarded by test/http/response-headers.test.ts,
+ * test/http/request-lines.test.ts and the hostile-input suite.
  */
 export function installArrival(app: FastifyInstance, arrival: Arrival): void {
   app.addHook('onRequest', (request, reply, done) => {
     arrive(arrival, request, reply);
+    done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    arrival.ended(request, reply, reply.elapsedTime, reply.raw.errored ?? undefined);
     done();
   });
 }

@@ -11,12 +11,11 @@ import type { Config } from '../config.js';
 import { FORM_BODY_LIMIT, JSON_BODY_LIMIT, MAX_PATH_SEGMENT_LENGTH } from '../limits.js';
 import { urlFormats } from '../school/url-fields.js';
 import { databaseLabel } from '../storage/label.js';
-import { EndingResponse } from './answer-end.js';
 import { clientErrorAnswerer, expectationAnswerer } from './client-error.js';
 import { usesHsts } from './common-headers.js';
 import { installErrorHandlers, sendWireError, toWireError } from './error-handler.js';
 import { createLogger, requestLines } from './logging.js';
-import { type Arrival, arrive, installArrival } from './request-arrival.js';
+import { type Arrival, arriveUnrouted, installArrival } from './request-arrival.js';
 import { requestId } from './request-id.js';
 import { installRequestLineChecks } from './request-line.js';
 import { installValidation } from './validation.js';
@@ -49,10 +48,11 @@ function buildFastify(config: Config, arrival: Arrival): FastifyInstance {
   const hsts = arrival.hsts;
   const requestTimeoutMs = config.requestTimeout * 1000;
   const app = Fastify({
-    // No logger of Fastify's own: with one, Fastify adds and removes two listeners on every
-    // response to see it end. `app.log` is set below, and request-arrival.ts gives each request
-    // its logger and watches its answer end through EndingResponse (answer-end.ts).
+    // No logger of Fastify's own: `app.log` is set below, and request-arrival.ts gives each
+    // request its logger and writes its line (logging.ts) when the answer ends.
     logger: false,
+    // The request's line is ours (logging.ts `requestLines`), not Fastify's.
+    disableRequestLogging: true,
     // Fastify accepts a hop count too; its type omits it.
     trustProxy: config.trustProxy as boolean | string,
     bodyLimit: JSON_BODY_LIMIT,
@@ -67,7 +67,7 @@ function buildFastify(config: Config, arrival: Arrival): FastifyInstance {
     // Errors the router meets before any route (bad percent-encoding, an overlong path segment).
     // No hook runs for them: their logger, the watch on their end and the common headers are set here.
     frameworkErrors: (error, request, reply) => {
-      arrive(arrival, request, reply);
+      arriveUnrouted(arrival, request, reply);
       return sendWireError(reply, toWireError(error, request));
     },
     http: {
@@ -77,7 +77,6 @@ function buildFastify(config: Config, arrival: Arrival): FastifyInstance {
       // keeps a timed-out request's 408 within a second of REQUEST_TIMEOUT.
       connectionsCheckingInterval: 1000,
       headersTimeout: Math.min(60_000, requestTimeoutMs),
-      ServerResponse: EndingResponse,
     },
     genReqId: requestId,
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT_LENGTH },

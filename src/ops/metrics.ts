@@ -1,16 +1,29 @@
 /**
- * Prometheus metrics (prom-client), one registry per process. HTTP metrics come from the watch
- * on every answer's end (http/request-arrival.ts) and the error hook; OAuth event counters follow the
+ * Prometheus metrics (prom-client), one registry per process. HTTP metrics come from Fastify's
+ * onResponse hook (http/request-arrival.ts) and the error hook; OAuth event counters follow the
  * audit trail (recordAudit calls `countAuditEvent`), so every audited issuance, refresh,
  * revocation, replay and reuse is counted exactly once.
  */
-import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
-import { RequestSeries } from './request-series.js';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'schoolauth_' });
 
-const requestSeries = new RequestSeries(registry);
+// Labelled by route pattern, never the raw URL: a few hundred series at most.
+const requests = new Counter({
+  name: 'schoolauth_http_requests_total',
+  help: 'HTTP requests answered, by method, route pattern and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  registers: [registry],
+});
+
+const latency = new Histogram({
+  name: 'schoolauth_http_request_duration_seconds',
+  help: 'HTTP request latency, by method and route pattern',
+  labelNames: ['method', 'route'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [registry],
+});
 
 const oauthErrors = new Counter({
   name: 'schoolauth_oauth_errors_total',
@@ -87,7 +100,8 @@ export function countClientMetadataFetch(outcome: string): void {
 
 /** Called once per answered request, when its answer ends (http/request-arrival.ts, metrics-routes.ts). */
 export function observeRequest(method: string, route: string, status: number, seconds: number): void {
-  requestSeries.observe(method, route, status, seconds);
+  requests.inc({ method, route, status });
+  latency.observe({ method, route }, seconds);
 }
 
 export function metricsText(): Promise<string> {

@@ -40,7 +40,6 @@ export class LosingGrants {
 export function walkGrants(db: Kysely<Database>, createdBefore: number, pace: Pace): Promise<number> {
   return walkDeleting(
     pace,
-    'grants',
     (after, rows) => pageOf(db, 'grants', 'id', after, rows),
     (keys) => deleteDeadGrants(db, keys, createdBefore),
   );
@@ -54,7 +53,7 @@ export function checkGrants(
   pace: Pace,
 ): Promise<number> {
   let from = 0;
-  return inBatches(pace, 'grants', async (rows) => {
+  return inBatches(pace, async (rows) => {
     const keys = ids.slice(from, from + rows);
     from += keys.length;
     return {

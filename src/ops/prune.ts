@@ -5,15 +5,11 @@
  * CLIENT_IDLE_TTL. Clients known from a metadata document go the same way (their document brings
  * them back at the next authorization request). Registered integrations are never pruned.
  *
- * Every delete goes in bounded statements (each its own transaction), with a rest between them:
- * a single DELETE of a million expired rows held SQLite's write lock, and with it the server's
- * event loop (the driver is synchronous), for seconds; on PostgreSQL it held row locks and
- * bloated one transaction. `schoolauth prune` deletes `batchSize` rows a statement and rests one
- * turn of the event loop; the server's job bounds each statement by time instead
- * (TimeBoundBatches, batch-size.ts: about STATEMENT_TARGET_MS each, however costly a row is in
- * this database) and rests after each (prune-rest.ts: five times as long as it took while
- * requests are served, as long on an idle loop). Between statements requests run; what they
- * write is judged by the same conditions at the next statement.
+ * Every delete goes in bounded statements (each its own transaction) of `batchSize` rows, with a
+ * turn of the event loop between them: a single DELETE of a million expired rows held SQLite's
+ * write lock, and with it the server's event loop (better-sqlite3 is synchronous), for seconds;
+ * on PostgreSQL it held row locks and bloated one transaction. Between statements requests run;
+ * what they write is judged by the same conditions at the next statement.
  *
  * Grants: a prune checks only those that lost a code or token to it, and the walk over every
  * grant (`walkAllGrants`) is the safety net; prune-grants.ts says why that is complete.
@@ -22,10 +18,8 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { deleteExpired, type ExpiringTable } from '../storage/expired-rows.repository.js';
 import type { Database } from '../storage/schema.js';
-import { type BatchSize, fixedBatches } from './batch-size.js';
 import { deleted, inBatches, type Pace, pageOf, walkDeleting } from './prune-batches.js';
 import { checkGrants, LosingGrants, walkGrants } from './prune-grants.js';
-import type { PruneKind } from './statement-times.js';
 
 /**
  * Rows are deleted only when they died this long ago, so a request that judged a row alive a
@@ -33,7 +27,7 @@ import type { PruneKind } from './statement-times.js';
  */
 export const PRUNE_MARGIN = 300;
 
-/** Rows per statement of `schoolauth prune`, and the most a statement of the server's job takes. */
+/** Rows per statement. */
 export const PRUNE_BATCH = 2000;
 
 export interface PruneCounts {
@@ -50,22 +44,10 @@ export interface PruneCounts {
 type PruneConfig = Pick<Config, 'codeTtl' | 'sessionAbsoluteTtl' | 'clientIdleTtl'>;
 
 export interface PruneOptions {
-  /** Rows per statement, the same for every statement (default PRUNE_BATCH); see `batches`. */
+  /** Rows per statement (default PRUNE_BATCH). */
   readonly batchSize?: number;
-  /**
-   * A new batch-size controller for each kind of row (their costs differ); default: fixed
-   * batches of `batchSize`. The server's job passes TimeBoundBatches.
-   */
-  readonly batches?: () => BatchSize;
-  /**
-   * Runs between two statements, told how long the last one took (ms); default: one turn of
-   * the event loop. The server's job passes a `LoadAwareRest` (prune-rest.ts).
-   */
-  readonly rest?: (busyMs: number) => Promise<void>;
-  /** Milliseconds, to time each statement (default `performance.now`). */
-  readonly clock?: () => number;
-  /** Told each statement's kind, rows handled and time in ms (the server's job: StatementTimes). */
-  readonly onStatement?: (kind: PruneKind, rows: number, ms: number) => void;
+  /** Runs between two statements; default: one turn of the event loop. */
+  readonly rest?: () => Promise<void>;
   /**
    * Also walk the whole grants table (default true): the safety net of the targeted check (see
    * above). The server's job walks at its first prune and then once a day (prune-schedule.ts).
@@ -88,27 +70,21 @@ export async function prune(
   now: number,
   options: PruneOptions = {},
 ): Promise<PruneCounts> {
-  const size = options.batchSize ?? PRUNE_BATCH;
-  const pace: Pace = {
-    batches: options.batches ?? (() => fixedBatches(size)),
-    rest: options.rest ?? nextTurn,
-    clock: options.clock ?? (() => performance.now()),
-    timed: options.onStatement ?? (() => undefined),
-  };
+  const pace: Pace = { rows: options.batchSize ?? PRUNE_BATCH, rest: options.rest ?? nextTurn };
   const dead = now - PRUNE_MARGIN;
   const losing = new LosingGrants(options.maxTrackedGrants);
-  const expired = (table: ExpiringTable, kind: PruneKind) =>
-    inBatches(pace, kind, async (rows) => {
+  const expired = (table: ExpiringTable) =>
+    inBatches(pace, async (rows) => {
       const grantIds = await deleteExpired(db, table, dead, rows);
       losing.add(grantIds);
       return { handled: grantIds.length, deleted: grantIds.length };
     });
   // Consumed codes stay until they expire: a replay inside the lifetime must still be recognised
   // (RFC 6749 §4.1.2) and revoke what the code issued.
-  const codes = await expired('authorization_codes', 'codes');
+  const codes = await expired('authorization_codes');
   // Rotated refresh tokens stay until their own expiry, so reuse is detected (RFC 9700 §4.14.2).
-  const accessTokens = await expired('access_tokens', 'accessTokens');
-  const refreshTokens = await expired('refresh_tokens', 'refreshTokens');
+  const accessTokens = await expired('access_tokens');
+  const refreshTokens = await expired('refresh_tokens');
   const grantsCreatedBefore = now - config.codeTtl - PRUNE_MARGIN;
   const grants =
     (options.walkAllGrants ?? true) || losing.overflowed
@@ -116,7 +92,6 @@ export async function prune(
       : await checkGrants(db, [...losing.ids], grantsCreatedBefore, pace);
   const sessions = await walkDeleting(
     pace,
-    'sessions',
     (after, rows) => pageOf(db, 'sessions', 'id_hash', after, rows),
     async (keys) =>
       deleted(
@@ -131,7 +106,6 @@ export async function prune(
   );
   const rateLimits = await walkDeleting(
     pace,
-    'rateLimits',
     (after, rows) => pageOf(db, 'rate_limits', 'key', after, rows),
     async (keys) =>
       deleted(
@@ -144,7 +118,6 @@ export async function prune(
   );
   const signinCounts = await walkDeleting(
     pace,
-    'signinCounts',
     (after, rows) => pageOf(db, 'signin_throttle', 'key', after, rows),
     async (keys) =>
       deleted(
@@ -175,7 +148,6 @@ export async function prune(
 function pruneIdleClients(db: Kysely<Database>, idleBefore: number, pace: Pace): Promise<number> {
   return walkDeleting(
     pace,
-    'clients',
     (after, rows) => pageOf(db, 'clients', 'id', after, rows),
     async (keys) =>
       deleted(

@@ -107,6 +107,14 @@ export function sealedKeysNotice(ctx: Bootstrapped): StartUpWarning | undefined 
   };
 }
 
+/** A setting of an earlier version that is set but no longer read (config.ts REMOVED_SETTINGS). */
+export function ignoredSettingWarnings(ctx: Pick<Bootstrapped, 'config'>): StartUpWarning[] {
+  return ctx.config.ignoredSettings.map((name) => ({
+    fields: { setting: name },
+    message: `${name} is set but no longer used (see docs/configuration.md "Removed settings"); it is ignored: remove it.`,
+  }));
+}
+
 /** Every start-up warning, in the order an operator should act on them. */
 export async function startUpWarnings(ctx: Bootstrapped): Promise<StartUpWarning[]> {
   const { config, storage } = ctx;
@@ -124,6 +132,7 @@ export async function startUpWarnings(ctx: Bootstrapped): Promise<StartUpWarning
       : []),
     ...(await uploadWarnings(join(dataDir, 'uploads'))),
     unencryptedKeyWarning(ctx),
+    ...ignoredSettingWarnings(ctx),
   ];
   return warnings.filter((w): w is StartUpWarning => w !== undefined);
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { prepared } from './prepared.js';
 import type { AuditEvent, AuditEventRow, Database } from './schema.js';
+import type { SyncSql } from './sqlite/connection.js';
 
 // Every column, always: one statement, and no per-call column list to build and look up.
 const insertEvent = prepared(
@@ -21,6 +22,11 @@ const insertEvent = prepared(
 /** Writes one audit event's row (built by src/audit/audit.ts `auditRow`). */
 export async function insertAuditRow(db: Kysely<Database>, row: AuditEventRow): Promise<void> {
   await insertEvent.run(db, row.at, row.kind, row.account_id, row.client_id, row.ip, row.detail);
+}
+
+/** insertAuditRow inside a SQLite store operation (sqlite/connection.ts). */
+export function insertAuditRowNow(sql: SyncSql, row: AuditEventRow): void {
+  insertEvent.runNow(sql, row.at, row.kind, row.account_id, row.client_id, row.ip, row.detail);
 }
 
 export interface AuditFilter {

@@ -2,13 +2,14 @@ import type { Kysely } from 'kysely';
 import { prepared, preparedInsert } from './prepared.js';
 import type { Client, Database } from './schema.js';
 
-const byId = prepared((db, id: string) => db.selectFrom('clients').selectAll().where('id', '=', id));
-const touch = prepared((db, id: string, now: number) =>
+export const clientById = prepared((db, id: string) =>
+  db.selectFrom('clients').selectAll().where('id', '=', id),
+);
+export const touchClientStatement = prepared((db, id: string, now: number) =>
   db.updateTable('clients').set({ last_used_at: now }).where('id', '=', id),
 );
 
-export const insertClient: (db: Kysely<Database>, client: Client) => Promise<void> =
-  preparedInsert('clients');
+export const insertClient = preparedInsert('clients');
 
 /**
  * The client with this id. An id with a NUL character cannot exist (and PostgreSQL refuses NUL in
@@ -16,12 +17,12 @@ export const insertClient: (db: Kysely<Database>, client: Client) => Promise<voi
  */
 export async function findClient(db: Kysely<Database>, id: string): Promise<Client | undefined> {
   if (id.includes('\u0000')) return undefined;
-  return byId.first(db, id);
+  return clientById.first(db, id);
 }
 
 /** Writes the client's last use (a statement that decided it was due: client-rows.ts `clientTouchDue`). */
 export async function touchClientNow(db: Kysely<Database>, clientId: string, now: number): Promise<void> {
-  await touch.run(db, clientId, now);
+  await touchClientStatement.run(db, clientId, now);
 }
 
 /**

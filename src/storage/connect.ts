@@ -13,12 +13,10 @@ import { maskDatabaseUrl, probePostgres } from './postgres-probe.js';
 import { createDatabaseFile } from './private-files.js';
 import type { Database } from './schema.js';
 import SQLite from './sqlite/binding.js';
-import { allowImmediate, QueuedSqliteDialect } from './sqlite/driver.js';
-import { type WarmPass, whileWarm } from './sqlite/file-warmth.js';
+import { SqliteConnection } from './sqlite/connection.js';
+import { GuardedSqliteDialect } from './sqlite/driver.js';
 import { holdServerLock } from './sqlite/server-lock.js';
 import { sqliteStore } from './sqlite/store.js';
-import { type CheckpointOptions, checkpointInBackground } from './sqlite/wal-checkpoints.js';
-import { WorkerSqliteDialect } from './sqlite/worker-dialect.js';
 import type { Store } from './store.js';
 
 export type { DialectName };
@@ -32,13 +30,6 @@ export interface Storage {
   readonly db: Kysely<Database>;
   /** The same database without that bound, for what may run long: migrations, pruning. */
   readonly maintenanceDb: Kysely<Database>;
-  /**
-   * For bulk writes that should not hold the event loop (the server's prune): on a SQLite file
-   * opened for the server with `offLoopWorker`, a connection of its own on a worker thread, whose
-   * statements run while the event loop serves requests (sqlite/worker-dialect.ts); elsewhere
-   * `maintenanceDb` (PostgreSQL's driver never holds the loop; the CLI has no requests to serve).
-   */
-  readonly offLoopDb: Kysely<Database>;
   readonly dialect: DialectName;
   /** The pg pool (PostgreSQL only), for LISTEN/NOTIFY and advisory locks. */
   readonly pool?: pg.Pool;
@@ -48,26 +39,8 @@ export interface Storage {
   readonly persistent: boolean;
   /** The SQLite database file (absolute path); undefined in memory and on PostgreSQL. */
   readonly file?: string;
-  /**
-   * What a bulk writer (the server's prune) awaits between two statements, so that it never
-   * fills SQLite's WAL faster than the checkpoint worker copies it: at once, unless the worker's
-   * last round found the WAL long (sqlite/wal-checkpoints.ts). At once on PostgreSQL, in memory
-   * and without the worker (the CLI).
-   */
-  checkpointsCaughtUp(): Promise<void>;
-  /**
-   * Runs a bulk job (the server's prune) with the SQLite file's pages kept in the machine's page
-   * cache by reads on a worker thread at the lowest CPU priority, so the job's statements on the
-   * event loop do not wait for the disk (sqlite/file-warmth.ts); `onPass` is told each pass. The
-   * job alone on PostgreSQL, in memory and without the checkpoint worker (the CLI serves no
-   * requests).
-   */
-  whileWarm<T>(job: () => Promise<T>, onPass?: (pass: WarmPass) => void): Promise<T>;
   close(): Promise<void>;
 }
-
-const atOnce = (): Promise<void> => Promise.resolve();
-const jobAlone = <T>(job: () => Promise<T>): Promise<T> => job();
 
 export interface OpenOptions {
   /** PostgreSQL schema to use (created if missing); also read from `?schema=` in the URL. */
@@ -80,13 +53,6 @@ export interface OpenOptions {
   namedStatements?: boolean;
   /** DATABASE_TIMEOUT in seconds (default 5): PostgreSQL waits, SQLite's busy_timeout. */
   timeoutSeconds?: number;
-  /** SQLite: WAL checkpoints on a worker thread (the server), not on the connection (the CLI). */
-  checkpointInBackground?: boolean | CheckpointOptions;
-  /**
-   * SQLite file with `checkpointInBackground`: `offLoopDb` is a connection of its own on a worker
-   * thread (sqlite/worker-dialect.ts); otherwise it is the server's connection.
-   */
-  offLoopWorker?: boolean;
   /** SQLite: the one directory created for the database file when missing (DATA_DIR), mode 0700. */
   dataDir?: string;
   /** SQLite: hold the one-server-per-file lock (sqlite/server-lock.ts) until close. */
@@ -128,63 +94,28 @@ function openSqlite(path: string, options: OpenOptions): Storage {
   }
 }
 
-/** The settings SQLite keeps per connection, for every connection to the file (the worker's too). */
-function connectionPragmas(options: OpenOptions): readonly string[] {
-  return [
-    // NORMAL in WAL mode survives a process crash (SIGKILL); only a power loss may drop the last commits.
-    'synchronous = NORMAL',
-    'foreign_keys = ON',
-    `busy_timeout = ${timeoutMs(options)}`,
-    // The savepoint journal (each batch of transactions sharing a commit runs in a savepoint,
-    // sqlite/driver.ts) in memory, not in a temporary file: a file write per page it first changes.
-    'temp_store = MEMORY',
-  ];
-}
-
+/**
+ * One connection per process, in WAL mode (readers never wait for the writer) with
+ * synchronous=NORMAL: a commit survives a process crash (SIGKILL); only a power loss may drop the
+ * last ones. SQLite's own automatic checkpoints keep the WAL short.
+ */
 function sqliteStorage(database: SQLite.Database, path: string, options: OpenOptions): Storage {
   database.pragma('journal_mode = WAL');
-  const pragmas = connectionPragmas(options);
-  for (const pragma of pragmas) database.pragma(pragma);
-  const dialect = new QueuedSqliteDialect(database);
-  const db = new Kysely<Database>({ dialect });
-  allowImmediate(db, dialect);
-  const checkpoints =
-    options.checkpointInBackground && path !== ':memory:'
-      ? checkpointInBackground(
-          database,
-          path,
-          (task) => dialect.quiesce(task),
-          options.checkpointInBackground === true ? {} : options.checkpointInBackground,
-        )
-      : undefined;
-  // Only beside the checkpoint worker (a server on a file): an in-memory database is private to
-  // its connection, and the CLI serves no requests.
-  const offLoopDb =
-    checkpoints && options.offLoopWorker
-      ? new Kysely<Database>({
-          dialect: new WorkerSqliteDialect({
-            path,
-            pragmas,
-            committed: () => dialect.endReadSnapshot(),
-          }),
-        })
-      : db;
-  const close = async () => {
-    await db.destroy();
-    if (offLoopDb !== db) await offLoopDb.destroy();
-    await checkpoints?.stop();
-  };
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma(`busy_timeout = ${timeoutMs(options)}`);
+  const connection = new SqliteConnection(database);
+  const db = new Kysely<Database>({ dialect: new GuardedSqliteDialect(connection) });
+  connection.db = db;
+  const store = sqliteStore(connection);
   return {
-    store: sqliteStore(db),
-    maintenanceStore: sqliteStore(db),
+    store,
+    maintenanceStore: store,
     db,
     maintenanceDb: db,
-    offLoopDb,
     dialect: 'sqlite',
     persistent: path !== ':memory:',
-    checkpointsCaughtUp: checkpoints ? () => checkpoints.caughtUp() : atOnce,
-    whileWarm: checkpoints ? (job, onPass) => whileWarm(path, job, onPass ? { onPass } : {}) : jobAlone,
-    close,
+    close: () => db.destroy(),
   };
 }
 
@@ -221,12 +152,9 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Storage>
     maintenanceStore: postgresStore(maintenanceDb, pool),
     db,
     maintenanceDb,
-    offLoopDb: maintenanceDb,
     dialect: 'postgres',
     persistent: true,
     pool,
-    checkpointsCaughtUp: atOnce,
-    whileWarm: jobAlone,
     ...(schema ? { schema } : {}),
     close: () => db.destroy(),
   };

@@ -4,7 +4,7 @@ import { touchClientNow } from './clients.repository.js';
 import { dialectOf } from './dialect.js';
 import type { IssuanceWrites } from './issuance-statements.repository.js';
 import type { AuditEventRow, AuthorizationCode, Database, Grant } from './schema.js';
-import { insertTokenSet } from './tokens.repository.js';
+import { insertAccess, insertRefresh } from './tokens.repository.js';
 import { inTransaction } from './transaction.js';
 
 /** A new grant and its authorization code, written together. */
@@ -23,7 +23,8 @@ export async function insertGrantWithCode(
 export function insertGrantWithTokens(db: Kysely<Database>, grant: Grant, w: IssuanceWrites): Promise<void> {
   return inTransaction(db, async (trx) => {
     await trx.insertInto('grants').values(grant).execute();
-    await insertTokenSet(trx, w.access, w.refresh);
+    await insertAccess(trx, w.access);
+    if (w.refresh) await insertRefresh(trx, w.refresh);
     await insertAuditRow(trx, w.audit);
     if (w.touchClientId !== undefined) await touchClientNow(trx, w.touchClientId, w.now);
   });

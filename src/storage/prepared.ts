@@ -11,8 +11,7 @@ import type { DialectName } from './dialect.js';
 import { dialectOf } from './dialect.js';
 import { executeNamed } from './fixed-statements.js';
 import type { Database } from './schema.js';
-import { readFirstNow, readRowsNow, runImmediately } from './sqlite/driver.js';
-import type { ReadNow } from './sqlite/read-now.js';
+import type { SyncSql } from './sqlite/connection.js';
 import { nameStatement } from './statement-names.js';
 
 /** Stands in for the n-th argument while the query is compiled. */
@@ -35,15 +34,12 @@ export interface Prepared<A extends unknown[], R> {
   first(db: Kysely<Database>, ...args: A): Promise<R | undefined>;
   /** Runs a write; answers the number of rows it changed. */
   run(db: Kysely<Database>, ...args: A): Promise<number>;
-  /**
-   * Every row, read synchronously when it can be (SQLite, outside a transaction, connection free:
-   * the common case); else NOT_NOW, and the caller calls `all`. Only for the paths every
-   * protected request takes, where the promises around a read cost more than the read
-   * (docs/performance.md 14, 22).
-   */
-  allNow(db: Kysely<Database>, ...args: A): ReadNow<R[]>;
-  /** The first row (or undefined) as `allNow` reads it; else NOT_NOW. */
-  firstNow(db: Kysely<Database>, ...args: A): ReadNow<R | undefined>;
+  /** Every row, run synchronously inside a SQLite store operation (sqlite/connection.ts). */
+  allNow(sql: SyncSql, ...args: A): R[];
+  /** The first row (or undefined), as `allNow`. */
+  firstNow(sql: SyncSql, ...args: A): R | undefined;
+  /** A write, as `allNow`; answers the number of rows it changed. */
+  runNow(sql: SyncSql, ...args: A): number;
 }
 
 function compile<A extends unknown[]>(
@@ -74,10 +70,7 @@ function fill<R>(template: Template, args: readonly unknown[]): CompiledQuery<R>
 }
 
 function run<R>(db: Kysely<Database>, template: Template, args: readonly unknown[]): Promise<QueryResult<R>> {
-  const query = fill<R>(template, args);
-  const immediate = runImmediately<R>(db, query);
-  if (immediate) return immediate;
-  return executeNamed<R>(db, query, template.named);
+  return executeNamed<R>(db, fill<R>(template, args), template.named);
 }
 
 /**
@@ -110,25 +103,23 @@ export function prepared<A extends unknown[], R>(
     all: (db, ...args) => execute(db, args).then((result) => result.rows),
     first: (db, ...args) => execute(db, args).then((result) => result.rows[0]),
     run: (db, ...args) => execute(db, args).then((result) => Number(result.numAffectedRows ?? 0n)),
-    allNow: (db, ...args) => readRowsNow<R>(db, fill<R>(templateFor(db), args)),
-    firstNow: (db, ...args) => readFirstNow<R>(db, fill<R>(templateFor(db), args)),
+    allNow: (sql, ...args) => sql.execute<R>(fill<R>(templateFor(sql.db), args)).rows,
+    firstNow: (sql, ...args) => sql.execute<R>(fill<R>(templateFor(sql.db), args)).rows[0],
+    runNow: (sql, ...args) =>
+      Number(sql.execute<R>(fill<R>(templateFor(sql.db), args)).numAffectedRows ?? 0n),
   };
 }
 
-function sameColumns(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((column, i) => column === b[i]);
+/** Inserts whole rows into `table`; the statement is compiled once per dialect and column set. */
+export interface PreparedInsert<T extends keyof Database & string> {
+  (db: Kysely<Database>, row: Insertable<Database[T]>): Promise<void>;
+  /** The same insert inside a SQLite store operation (sqlite/connection.ts). */
+  now(sql: SyncSql, row: Insertable<Database[T]>): void;
 }
 
-/** Inserts whole rows into `table`; the statement is compiled once per dialect and column set. */
-export function preparedInsert<T extends keyof Database & string>(
-  table: T,
-): (db: Kysely<Database>, row: Insertable<Database[T]>) => Promise<void> {
+export function preparedInsert<T extends keyof Database & string>(table: T): PreparedInsert<T> {
   const templates = new Map<string, Template>();
-  // The rows of one call site always have the same columns: the last template is checked first,
-  // without building the map's key (a join and a string hash per insert).
-  let last: { dialect: DialectName; columns: string[]; template: Template } | undefined;
   const templateFor = (db: Kysely<Database>, dialect: DialectName, columns: string[]): Template => {
-    if (last && last.dialect === dialect && sameColumns(last.columns, columns)) return last.template;
     const key = `${dialect} ${columns.join(',')}`;
     let template = templates.get(key);
     if (!template) {
@@ -141,15 +132,17 @@ export function preparedInsert<T extends keyof Database & string>(
       template = compile(db, build, columns.length);
       templates.set(key, template);
     }
-    last = { dialect, columns, template };
     return template;
   };
-  return async (db, row) => {
+  const parts = (db: Kysely<Database>, dialect: DialectName, row: Insertable<Database[T]>) => {
     const columns = Object.keys(row) as Array<keyof typeof row & string>;
-    await run(
-      db,
-      templateFor(db, dialectOf(db), columns),
-      columns.map((column) => row[column]),
-    );
+    return [templateFor(db, dialect, columns), columns.map((column) => row[column])] as const;
   };
+  const insert = async (db: Kysely<Database>, row: Insertable<Database[T]>) => {
+    await run(db, ...parts(db, dialectOf(db), row));
+  };
+  insert.now = (sql: SyncSql, row: Insertable<Database[T]>) => {
+    sql.execute(fill(...parts(sql.db, 'sqlite', row)));
+  };
+  return insert;
 }

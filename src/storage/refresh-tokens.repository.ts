@@ -3,10 +3,10 @@ import { dialectOf } from './dialect.js';
 import { prepared } from './prepared.js';
 import type { Database, RefreshToken } from './schema.js';
 
-const byHash = prepared((db, tokenHash: string) =>
+export const refreshByHash = prepared((db, tokenHash: string) =>
   db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash),
 );
-const rotate = prepared((db, tokenHash: string, now: number, successor: string) =>
+export const rotateOnce = prepared((db, tokenHash: string, now: number, successor: string) =>
   db
     .updateTable('refresh_tokens')
     .set({ rotated_at: now, successor })
@@ -17,7 +17,7 @@ const rotate = prepared((db, tokenHash: string, now: number, successor: string) 
 );
 
 export function findRefreshToken(db: Kysely<Database>, tokenHash: string): Promise<RefreshToken | undefined> {
-  return byHash.first(db, tokenHash);
+  return refreshByHash.first(db, tokenHash);
 }
 
 /**
@@ -31,7 +31,7 @@ export function markRotated(
   now: number,
   successor: string,
 ): Promise<RefreshToken | undefined> {
-  return rotate.first(db, tokenHash, now, successor);
+  return rotateOnce.first(db, tokenHash, now, successor);
 }
 
 /**

@@ -17,11 +17,15 @@ import { executeFixed } from './fixed-statements.js';
 import { revokeGrantsWithin } from './grants.repository.js';
 import { findRefreshToken } from './refresh-tokens.repository.js';
 import type { AccessToken, AuditEventRow, Database } from './schema.js';
-import { revokeAccessToken } from './tokens.repository.js';
 import { inTransaction } from './transaction.js';
 
 /** The `token.revoked` audit row (docs/security.md "Audit trail"). */
-const revocationAudit = (r: OwnTokenRevocation, kind: Revoked['kind'], grantId: string, accountId: string) =>
+export const revocationAudit = (
+  r: OwnTokenRevocation,
+  kind: Revoked['kind'],
+  grantId: string,
+  accountId: string,
+) =>
   ({
     at: r.now,
     kind: 'token.revoked',
@@ -36,14 +40,6 @@ export type AccessRevoker = (
   trx: Transaction<Database>,
   r: OwnTokenRevocation,
 ) => Promise<Revoked | undefined>;
-
-/** SQLite's AccessRevoker: the update, then the audit row, in the caller's transaction. */
-export const revokeAccessThenAudit: AccessRevoker = async (trx, r) => {
-  const row = await revokeAccessToken(trx, r.tokenHash, r.clientId, r.now);
-  if (!row) return undefined;
-  await insertAuditRow(trx, revocationAudit(r, 'access', row.grant_id, row.account_id));
-  return { kind: 'access', grantId: row.grant_id, accountId: row.account_id };
-};
 
 /** PostgreSQL's AccessRevoker: one statement (revokeAccessTokenWithAudit). */
 export const revokeAccessInOneStatement: AccessRevoker = async (trx, r) => {

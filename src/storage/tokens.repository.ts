@@ -5,12 +5,12 @@
  */
 import type { Kysely } from 'kysely';
 import { prepared, preparedInsert } from './prepared.js';
-import type { AccessToken, Database, RefreshToken } from './schema.js';
+import type { AccessToken, Database } from './schema.js';
 
 const accessByHash = prepared((db, tokenHash: string) =>
   db.selectFrom('access_tokens').selectAll().where('token_hash', '=', tokenHash),
 );
-const touchGrant = prepared((db, grantId: string, now: number) =>
+export const touchGrant = prepared((db, grantId: string, now: number) =>
   db
     .updateTable('grants')
     .set({ last_used_at: now })
@@ -18,9 +18,9 @@ const touchGrant = prepared((db, grantId: string, now: number) =>
     .where('revoked_at', 'is', null)
     .returning('auth_time'),
 );
-const insertAccess = preparedInsert('access_tokens');
-const insertRefresh = preparedInsert('refresh_tokens');
-const revokeAccess = prepared((db, tokenHash: string, clientId: string, now: number) =>
+export const insertAccess = preparedInsert('access_tokens');
+export const insertRefresh = preparedInsert('refresh_tokens');
+export const revokeAccess = prepared((db, tokenHash: string, clientId: string, now: number) =>
   db
     .updateTable('access_tokens')
     .set({ revoked_at: now })
@@ -38,28 +38,6 @@ export function findAccessTokenByHash(
   tokenHash: string,
 ): Promise<AccessToken | undefined> {
   return accessByHash.first(db, tokenHash);
-}
-
-/**
- * Marks the grant used now and answers when its person authenticated (the ID token's
- * auth_time); undefined when the grant is revoked (or gone).
- */
-export function touchLiveGrant(
-  db: Kysely<Database>,
-  grantId: string,
-  now: number,
-): Promise<{ auth_time: number } | undefined> {
-  return touchGrant.first(db, grantId, now);
-}
-
-/** Writes an access token and, when given, a refresh token. */
-export async function insertTokenSet(
-  db: Kysely<Database>,
-  access: AccessToken,
-  refresh: RefreshToken | undefined,
-): Promise<void> {
-  await insertAccess(db, access);
-  if (refresh) await insertRefresh(db, refresh);
 }
 
 /** Revokes one live access token of a client; answers its grant and account, undefined when none was. */

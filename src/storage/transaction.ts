@@ -1,14 +1,10 @@
 /**
- * `db.transaction().execute(work)`, with the transaction's prepared queries run at once on SQLite
- * (sqlite/driver.ts): inside a transaction every query otherwise goes through Kysely's executor
- * and connection provider, a chain of promises per query, while the connection is this
- * transaction's anyway; and, when the connection is free, the transaction itself begun at once
- * (sqlite/transaction-now.ts). On PostgreSQL it is Kysely's transaction, unchanged.
+ * `db.transaction().execute(work)`, rerun on PostgreSQL after a serialization failure or a
+ * deadlock. On SQLite the transaction holds the connection's mutex from BEGIN IMMEDIATE to its
+ * end (sqlite/driver.ts): no store operation or other query runs inside it.
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from './schema.js';
-import { allowImmediateInTransaction } from './sqlite/driver.js';
-import { transactionNow } from './sqlite/transaction-now.js';
 import { StaleStatement } from './statement-names.js';
 
 /**
@@ -33,15 +29,7 @@ export function inTransaction<T>(
       throw new NestedWorkFailed(error);
     });
   }
-  // SQLite with its connection free: begun now, without Kysely's connection provider.
-  const now = transactionNow(db, work);
-  if (now) return now;
-  const attempt = () =>
-    db.transaction().execute((trx) => {
-      allowImmediateInTransaction(db, trx);
-      return work(trx);
-    });
-  return runWithRetries(attempt);
+  return runWithRetries(() => db.transaction().execute(work));
 }
 
 /**

@@ -55,7 +55,7 @@ function sqliteReason(code: string): UnavailableReason | undefined {
   if (code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_CANTOPEN')) return 'io_error';
   // A file system remounted read-only after errors.
   if (code.startsWith('SQLITE_READONLY')) return 'io_error';
-  // Another process held the lock past busy_timeout; or the shared batch was lost (sqlite/driver.ts).
+  // Another process held the lock past busy_timeout; or SQLite rolled a transaction back itself.
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || code === 'SQLITE_ABORT')
     return 'busy';
   return undefined;

@@ -61,10 +61,7 @@ export interface TestAppOptions {
   /** Listen on a free loopback port; the issuer is that URL. */
   readonly listen?: boolean;
   readonly logStream?: NodeJS.WritableStream;
-  /**
-   * SQLite: a file in a temporary directory, opened as the server opens it with PRUNE_THREAD=worker
-   * (WAL checkpoints and `offLoopDb` on worker threads), instead of an in-memory database.
-   */
+  /** SQLite: a file in a temporary directory, as the server opens it, instead of an in-memory database. */
   readonly sqliteFile?: boolean;
 }
 
@@ -111,9 +108,7 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
   });
   const storage = await openStorage(
     config.databaseUrl,
-    schema
-      ? { schema, poolSize: 5, namedStatements: config.databaseNamedStatements }
-      : { checkpointInBackground: fileDir !== undefined, offLoopWorker: fileDir !== undefined },
+    schema ? { schema, poolSize: 5, namedStatements: config.databaseNamedStatements } : {},
   );
   await migrateToLatest(storage.db, storage.schema);
   const clock = new TestClock();

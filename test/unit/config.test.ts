@@ -4,6 +4,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { ignoredSettingWarnings } from '../../src/ops/start-up-warnings.js';
 
 function problems(env: Record<string, string>): readonly string[] {
   try {
@@ -76,12 +77,14 @@ describe('configuration', () => {
     ]);
   });
 
-  it('PRUNE_THREAD: server by default, or worker; anything else is refused, naming both', () => {
-    assert.equal(loadConfig({}).pruneThread, 'server');
-    assert.equal(loadConfig({ PRUNE_THREAD: 'worker' }).pruneThread, 'worker');
-    assert.deepEqual(problems({ PRUNE_THREAD: 'auto' }), [
-      'PRUNE_THREAD="auto": expected one of server, worker',
-    ]);
+  it('PRUNE_THREAD (removed) is accepted with any value and listed as ignored, for the start-up warning', () => {
+    assert.deepEqual(loadConfig({}).ignoredSettings, []);
+    assert.deepEqual(loadConfig({ PRUNE_THREAD: 'worker' }).ignoredSettings, ['PRUNE_THREAD']);
+    assert.deepEqual(loadConfig({ PRUNE_THREAD: 'auto' }).ignoredSettings, ['PRUNE_THREAD']);
+    const [warning, ...more] = ignoredSettingWarnings({ config: loadConfig({ PRUNE_THREAD: 'worker' }) });
+    assert.equal(more.length, 0);
+    assert.match(warning!.message, /^PRUNE_THREAD is set but no longer used .*ignored/);
+    assert.deepEqual(ignoredSettingWarnings({ config: loadConfig({}) }), []);
   });
 
   it('the issuer is canonical: a trailing slash is dropped', () => {

@@ -10,10 +10,9 @@ export interface Accounts {
   /** The account with its memberships: one row per membership; none when there is no such account. */
   withMemberships(accountId: string): Promise<AccountRow[]>;
   /**
-   * The account's answer: `build` of withMemberships' rows, at once when the backend can read
-   * now, and kept per account while no row of accounts, memberships or schools may have changed,
-   * so that it is always what a fresh read would give (docs/performance.md: agents ask who they
-   * act for at every start). `build` may throw (no such account); nothing is kept then.
+   * The account's answer: `build` of withMemberships' rows, read fresh each time, and answered
+   * without a promise when the backend can read now (SQLite with its connection free). `build`
+   * may throw (no such account).
    */
   answerFor(accountId: string, build: (rows: AccountRow[]) => string): MaybeNow<string>;
 }

@@ -1,18 +1,15 @@
 /**
- * Bearer lookups on SQLite: one synchronous read while the connection is free, from the rows kept
- * while neither table changed (read-cache.ts); the account's other rows are read by the route,
- * where they are synchronous and cached too, so a join would only cost.
+ * Bearer lookups on SQLite: one synchronous indexed read, answered without a promise while the
+ * connection is free (connection.ts); the account's other rows are read by the route, where they
+ * are synchronous too, so a join would only cost.
  */
-import type { Kysely } from 'kysely';
-import { findBearerToken, findBearerTokenNow } from '../bearer-tokens.repository.js';
+import { bearerWithAccount } from '../bearer-tokens.repository.js';
 import type { BearerTokens } from '../contract/bearer-tokens.js';
-import type { Database } from '../schema.js';
+import type { SqliteConnection } from './connection.js';
 
-export function sqliteBearerTokens(db: Kysely<Database>): BearerTokens {
-  const find: BearerTokens['find'] = (tokenHash) => {
-    const found = findBearerTokenNow(db, tokenHash);
-    return found.now ? found.value : findBearerToken(db, tokenHash);
-  };
+export function sqliteBearerTokens(connection: SqliteConnection): BearerTokens {
+  const find: BearerTokens['find'] = (tokenHash) =>
+    connection.now((sql) => bearerWithAccount.firstNow(sql, tokenHash));
   return {
     find,
     findWithMemberships(tokenHash) {

@@ -1,42 +1,41 @@
 /**
- * The clients section (../contract/clients.ts) on SQLite: each write one transaction; a client
- * and the row presented with it are two reads, each a synchronous indexed lookup (a join would
- * only cost).
+ * The clients section (../contract/clients.ts) on SQLite: each operation one synchronous
+ * transaction (connection.ts); a client and the row presented with it are two indexed lookups
+ * (a join would only cost).
  */
-import type { Kysely } from 'kysely';
-import { insertAuditRow } from '../audit.repository.js';
-import { findBearerToken } from '../bearer-tokens.repository.js';
+import { insertAuditRowNow } from '../audit.repository.js';
+import { bearerWithAccount } from '../bearer-tokens.repository.js';
 import { listMetadataRules } from '../client-metadata-rules.repository.js';
-import { findClient, insertClient, saveMetadataClient } from '../clients.repository.js';
-import { findCode } from '../codes.repository.js';
+import { clientById, insertClient, saveMetadataClient } from '../clients.repository.js';
+import { codeByHash } from '../codes.repository.js';
 import type { Clients, ClientWith } from '../contract/clients.js';
-import { findRefreshToken } from '../refresh-tokens.repository.js';
-import type { Database } from '../schema.js';
-import { inTransaction } from '../transaction.js';
+import { refreshByHash } from '../refresh-tokens.repository.js';
+import type { Client } from '../schema.js';
+import type { SqliteConnection, SyncSql } from './connection.js';
 
-async function clientWith<T>(
-  db: Kysely<Database>,
-  clientId: string,
-  read: () => Promise<T | undefined>,
-): Promise<ClientWith<T>> {
-  const client = await findClient(db, clientId);
-  return { client, row: client && (await read()) };
-}
+/** As findClient: an id with a NUL character cannot exist. */
+const clientNow = (sql: SyncSql, clientId: string): Client | undefined =>
+  clientId.includes('\u0000') ? undefined : clientById.firstNow(sql, clientId);
 
-export function sqliteClients(db: Kysely<Database>): Clients {
+export function sqliteClients(connection: SqliteConnection): Clients {
+  const clientWith = <T>(clientId: string, read: (sql: SyncSql) => T | undefined) =>
+    connection.later((sql): ClientWith<T> => {
+      const client = clientNow(sql, clientId);
+      return { client, row: client && read(sql) };
+    });
   return {
     register: (client, audit) =>
-      inTransaction(db, async (trx) => {
-        await insertClient(trx, client);
-        await insertAuditRow(trx, audit);
+      connection.later((sql) => {
+        insertClient.now(sql, client);
+        insertAuditRowNow(sql, audit);
       }),
-    find: (clientId) => findClient(db, clientId),
-    findWithCode: (clientId, codeHash) => clientWith(db, clientId, () => findCode(db, codeHash)),
+    find: (clientId) => connection.later((sql) => clientNow(sql, clientId)),
+    findWithCode: (clientId, codeHash) => clientWith(clientId, (sql) => codeByHash.firstNow(sql, codeHash)),
     findWithRefreshToken: (clientId, tokenHash) =>
-      clientWith(db, clientId, () => findRefreshToken(db, tokenHash)),
+      clientWith(clientId, (sql) => refreshByHash.firstNow(sql, tokenHash)),
     findWithAccessToken: (clientId, tokenHash) =>
-      clientWith(db, clientId, () => findBearerToken(db, tokenHash)),
-    saveMetadataClient: (client) => saveMetadataClient(db, client),
-    metadataRules: () => listMetadataRules(db),
+      clientWith(clientId, (sql) => bearerWithAccount.firstNow(sql, tokenHash)),
+    saveMetadataClient: (client) => saveMetadataClient(connection.db, client),
+    metadataRules: () => listMetadataRules(connection.db),
   };
 }

@@ -1,6 +1,6 @@
 /**
- * One server process per SQLite file (docs/deploy.md "SQLite"): the server's group commit and its
- * in-process bearer cache assume no other server writes the file. The lock is SQLite's own
+ * One server process per SQLite file (docs/deploy.md "SQLite"): the server's rate-limit counts in
+ * memory and its one connection's mutex assume no other server writes the file. The lock is SQLite's own
  * exclusive lock on a companion file, `<database>.lock`, held in a transaction that stays open
  * for the life of the process: the kernel drops it when the process ends, however it ends
  * (SIGKILL, power loss), so there is no stale lock to clean up. The database itself is not

@@ -1,37 +1,37 @@
-/** The store contract (../store.ts) on SQLite. */
-import type { Kysely } from 'kysely';
+/** The store contract (../store.ts) on SQLite: each operation one synchronous transaction (connection.ts). */
 import { addToWindows } from '../rate-limit-windows.repository.js';
-import { revokeAccessThenAudit, revokeOwnToken } from '../revocation.repository.js';
-import type { Database } from '../schema.js';
 import { auditSection, consentsSection, signingKeysSection, tokensSection } from '../shared-sections.js';
 import type { Store } from '../store.js';
-import { sqliteAccounts } from './account-answers.js';
+import { sqliteAccounts } from './accounts.js';
 import { sqliteBearerTokens } from './bearer-tokens.js';
 import { sqliteClients } from './clients.js';
+import type { SqliteConnection } from './connection.js';
 import { sqliteDeviceAuthorizations } from './device-authorizations.js';
 import { sqliteDpopNonces, sqliteDpopProofs } from './dpop.js';
 import { sqliteInstances } from './instances.js';
 import { sqliteIssuance } from './issuance.js';
+import { sqliteRevocation } from './revocation.js';
 
-export function sqliteStore(db: Kysely<Database>): Store {
+export function sqliteStore(connection: SqliteConnection): Store {
+  const db = connection.db;
   const store: Store = {
-    accounts: sqliteAccounts(db),
+    accounts: sqliteAccounts(connection),
     audit: auditSection(db),
-    bearerTokens: sqliteBearerTokens(db),
-    clients: sqliteClients(db),
+    bearerTokens: sqliteBearerTokens(connection),
+    clients: sqliteClients(connection),
     consents: consentsSection(db),
-    issuance: sqliteIssuance(db),
+    deviceAuthorizations: sqliteDeviceAuthorizations(db),
+    dpopNonces: sqliteDpopNonces(connection),
+    dpopProofs: sqliteDpopProofs(connection),
     instances: sqliteInstances(() => ({ store, db })),
+    issuance: sqliteIssuance(connection),
     rateLimitWindows: { shared: false, add: (increments) => addToWindows(db, increments) },
-    revocation: { revokeOwn: (r) => revokeOwnToken(db, r, revokeAccessThenAudit) },
+    revocation: sqliteRevocation(connection),
     signingKeys: signingKeysSection(db),
     tokens: tokensSection(db),
-    // Each operation is its own transaction; the driver shares one commit among a turn's
-    // transactions (sqlite/driver.ts), so one around the request would buy nothing.
+    // Each operation is a transaction of its own, which runs whole before any other: one around
+    // the request would buy nothing and hold the connection across its awaits.
     oneTransaction: (work) => work({ store, db }),
-    dpopProofs: sqliteDpopProofs(db),
-    dpopNonces: sqliteDpopNonces(db),
-    deviceAuthorizations: sqliteDeviceAuthorizations(db),
   };
   return store;
 }

@@ -1,0 +1,114 @@
+/**
+ * The one SQLite connection of a process, and its guard (docs/decisions.md "Storage on SQLite"):
+ * one async mutex that every user of the connection holds while it uses it.
+ *
+ * - A store operation (store.ts's sections) runs with `now(work)`: `work` is ONE better-sqlite3
+ *   transaction, synchronous from BEGIN IMMEDIATE to COMMIT, so nothing can run between its
+ *   statements and a failure rolls back only its own writes. When the mutex is free it runs at
+ *   once and its value is returned as it is (no promise); else it waits for the mutex.
+ * - The Kysely queries and transactions not (yet) in the store hold the same mutex from acquire to
+ *   release (driver.ts): a Kysely transaction may await between its statements, and no store
+ *   operation or other query runs inside it.
+ *
+ * Statements are prepared once per SQL text (better-sqlite3 prepares anew otherwise).
+ */
+import type SQLite from 'better-sqlite3';
+import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
+import type { Database } from '../schema.js';
+
+/** Distinct SQL texts kept prepared; beyond this (unusual IN-list lengths) each is prepared anew. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/** What a synchronous operation runs its statements on: inside its transaction, without await. */
+export interface SyncSql {
+  /** Compiles queries to SQLite's SQL (never run through it inside an operation). */
+  readonly db: Kysely<Database>;
+  execute<R>(query: CompiledQuery): QueryResult<R>;
+}
+
+/** A value available now, or a promise of it (the contract's MaybeNow). */
+export type Now<T> = T | Promise<T>;
+
+export class SqliteConnection implements SyncSql {
+  private readonly statements = new Map<string, SQLite.Statement>();
+  private held = false;
+  private readonly waiting: Array<() => void> = [];
+  /** Set once the Kysely instance on this connection exists (connect.ts). */
+  db!: Kysely<Database>;
+
+  constructor(readonly database: SQLite.Database) {}
+
+  /** Resolves once this caller holds the mutex; FIFO, a release hands it to the next waiter. */
+  acquire(): Promise<void> {
+    if (!this.held) {
+      this.held = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.held = false;
+  }
+
+  /** Whether an operation would run at once. */
+  get free(): boolean {
+    return !this.held;
+  }
+
+  /**
+   * Runs `work` as one IMMEDIATE transaction: now, answering its value, when the mutex is free;
+   * else once the mutex is this caller's, as a promise. A failure rolls the transaction back and
+   * is a rejection, never a throw.
+   */
+  now<T>(work: (sql: SyncSql) => T): Now<T> {
+    if (!this.held) {
+      this.held = true;
+      try {
+        return this.transaction(work);
+      } catch (error) {
+        return Promise.reject(error);
+      } finally {
+        this.release();
+      }
+    }
+    return this.acquire().then(() => {
+      try {
+        return this.transaction(work);
+      } finally {
+        this.release();
+      }
+    });
+  }
+
+  /** As `now`, always answered as a promise (the contract's Promise-typed operations). */
+  later<T>(work: (sql: SyncSql) => T): Promise<T> {
+    const value = this.now(work);
+    return value instanceof Promise ? value : Promise.resolve(value);
+  }
+
+  /** BEGIN IMMEDIATE: the write lock at once, so no other process's commit can overtake its reads. */
+  private transaction<T>(work: (sql: SyncSql) => T): T {
+    return this.database.transaction(() => work(this)).immediate();
+  }
+
+  /** Runs one statement now; the caller holds the mutex (an operation, or a Kysely lease). */
+  execute<R>(query: CompiledQuery): QueryResult<R> {
+    const statement = this.prepare(query.sql);
+    const parameters = query.parameters as unknown[];
+    if (statement.reader) return { rows: statement.all(parameters) as R[] };
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  }
+
+  private prepare(sql: string): SQLite.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.database.prepare(sql);
+      if (this.statements.size < STATEMENT_CACHE_SIZE) this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}

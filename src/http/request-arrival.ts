@@ -4,6 +4,7 @@
  * onResponse hook, timed by `reply.elapsedTime`), its log line and its metric.
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { timedOutSockets } from './client-error.js';
 import { setCommonHeaders } from './common-headers.js';
 import { type RequestEnded, requestLogger } from './logging.js';
 
@@ -46,11 +47,30 @@ export function arriveUnrouted(arrival: Arrival, request: FastifyRequest, reply:
  * test/http/request-lines.test.ts and the hostile-input suite.
  */
 export function installArrival(app: FastifyInstance, arrival: Arrival): void {
+  /** Answers logged already (an answer is logged once, by onResponse or by the close below). */
+  const logged = new WeakSet<FastifyReply>();
   app.addHook('onRequest', (request, reply, done) => {
     arrive(arrival, request, reply);
     done();
   });
+  // A request whose body stopped arriving was answered 408 on its socket by client-error.ts, and
+  // the socket closed: Fastify's answer to the failed read never finishes, so no onResponse runs.
+  // The route that was reading it logs and counts the 408 the client got when the request closes.
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    request.raw.once('close', () => {
+      if (!logged.has(reply) && timedOutSockets.has(request.raw.socket)) {
+        logged.add(reply);
+        arrival.ended(request, reply, reply.elapsedTime, undefined);
+      }
+    });
+    done(null, payload);
+  });
   app.addHook('onResponse', (request, reply, done) => {
+    if (logged.has(reply)) {
+      done();
+      return;
+    }
+    logged.add(reply);
     arrival.ended(request, reply, reply.elapsedTime, reply.raw.errored ?? undefined);
     done();
   });

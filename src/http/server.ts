@@ -5,7 +5,12 @@
  * No route: app.ts registers them on the server made here.
  */
 import formbody from '@fastify/formbody';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from '../config.js';
 import { FORM_BODY_LIMIT, JSON_BODY_LIMIT, MAX_PATH_SEGMENT_LENGTH } from '../limits.js';
@@ -52,7 +57,7 @@ function buildFastify(config: Config, arrival: Arrival): FastifyInstance {
     // request its logger and writes its line (logging.ts) when the answer ends.
     logger: false,
     // The request's line is ours (logging.ts `requestLines`), not Fastify's.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // Fastify accepts a hop count too; its type omits it.
     trustProxy: config.trustProxy as boolean | string,
     bodyLimit: JSON_BODY_LIMIT,

@@ -27,7 +27,7 @@ const RUNS: Record<string, number> = {
   sqlite: Number(process.env.HOSTILE_RUNS ?? 10_000),
   postgres: Number(process.env.HOSTILE_RUNS ?? 10_000),
 };
-const HTML_ROUTES = /^\/(oauth\/authorize|signin|signout|account\/|$)/;
+const HTML_ROUTES = /^\/(oauth\/authorize|signin|signout|account\/|device|$)/;
 const SAFE_REDIRECT = /^(\/(?!\/)|http:\/\/127\.0\.0\.1(:\d+)?\/callback(\?|$))/;
 
 const printable = (s: string | undefined) => s?.replace(/[^\t\x20-\x7e]/g, '');

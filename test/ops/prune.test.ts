@@ -411,6 +411,7 @@ describe("the server prune's walk over every grant (the targeted check's safety 
           clients: 0,
           dpopProofs: 0,
           dpopNonces: 0,
+          deviceAuthorizations: 0,
         },
         walkedAllGrants: true,
       });

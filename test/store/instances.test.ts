@@ -47,25 +47,26 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(order, ['first in', 'first out', 'second in']);
     });
 
-    it('a watcher hears another instance announce a change of the keys (PostgreSQL)', {
-      skip: dialect === 'sqlite',
-    }, async () => {
-      const other = (await t.second()).store;
-      let heard = 0;
-      const quiet = { info: () => undefined, warn: () => undefined };
-      const watch = t.store.instances.watchKeys(() => {
-        heard += 1;
-      }, quiet);
-      try {
-        // Once on listening (anything announced before), then once per announcement.
-        const deadline = Date.now() + 5000;
-        while (heard < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-        await other.instances.announceKeysChanged();
-        while (heard < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-        assert.equal(heard, 2);
-      } finally {
-        await watch.stop();
-      }
-    });
+    // SQLite has one server process per file: nobody to hear (its watch is a no-op).
+    if (dialect === 'postgres') {
+      it('a watcher hears another instance announce a change of the keys', async () => {
+        const other = (await t.second()).store;
+        let heard = 0;
+        const quiet = { info: () => undefined, warn: () => undefined };
+        const watch = t.store.instances.watchKeys(() => {
+          heard += 1;
+        }, quiet);
+        try {
+          // Once on listening (anything announced before), then once per announcement.
+          const deadline = Date.now() + 5000;
+          while (heard < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+          await other.instances.announceKeysChanged();
+          while (heard < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+          assert.equal(heard, 2);
+        } finally {
+          await watch.stop();
+        }
+      });
+    }
   });
 }

@@ -11,6 +11,7 @@ import type { AppContext } from '../context.js';
 import { randomBase64url } from '../crypto/random.js';
 import { field, formBody, formQuery } from '../http/form-fields.js';
 import { displayUserCode, normaliseUserCode, userCodeHash } from '../oauth/device/user-code.js';
+import { countDeviceAuthorization } from '../ops/metrics.js';
 import { PATHS } from '../paths.js';
 import type { EndpointLimits } from '../rate-limit/endpoint-limits.js';
 import { cookieNames, cookieOptions } from '../sessions/cookies.js';
@@ -174,6 +175,7 @@ export async function deviceRoutes(
         codePage('', 'This code has expired or was already used. Start again on the device.'),
       );
     }
+    countDeviceAuthorization(allow ? 'approved' : 'denied');
     await recordAudit(
       ctx.store,
       {

@@ -78,7 +78,7 @@ export async function createApp(given: AppContext, options: AppOptions = {}): Pr
     await pages.register(async (scope) => authorizeRoutes(scope, ctx, limits, authorizeView));
     await pages.register(async (scope) => signInRoutes(scope, ctx));
     await pages.register(async (scope) => connectedAppsRoutes(scope, ctx));
-    await pages.register(async (scope) => deviceRoutes(scope, ctx));
+    await pages.register(async (scope) => deviceRoutes(scope, ctx, limits));
   });
   // The routes a browser app calls with fetch(): CORS for loopback and listed origins (http/cors.ts).
   await app.register(async (cors) => {

@@ -68,6 +68,19 @@ const signinThrottled = new Counter({
   registers: [registry],
 });
 
+const deviceAuthorizations = new Counter({
+  name: 'schoolauth_device_authorizations_total',
+  help: 'Device authorization requests (RFC 8628), by event: created (at the device authorization endpoint), approved or denied (by a person on /device)',
+  labelNames: ['event'] as const,
+  registers: [registry],
+});
+const devicePollsRefused = new Counter({
+  name: 'schoolauth_device_polls_refused_total',
+  help: "Device code polls that can never succeed, by reason: expired (expired_token), spent (the code was already exchanged), unknown (unknown or another client's code: invalid_grant)",
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});
+
 const BY_AUDIT_KIND: Readonly<Record<string, Counter>> = {
   'token.issued': tokensIssued,
   'token.refreshed': tokensRefreshed,
@@ -86,6 +99,16 @@ export function countAuditEvent(kind: string): void {
 /** A sign-in refused before its password was checked (src/sessions/sign-in.ts). */
 export function countSigninThrottled(reason: 'limit' | 'busy'): void {
   signinThrottled.inc({ reason });
+}
+
+/** A device authorization request created, approved or denied (src/oauth/device/, src/pages/device.routes.ts). */
+export function countDeviceAuthorization(event: 'created' | 'approved' | 'denied'): void {
+  deviceAuthorizations.inc({ event });
+}
+
+/** A poll of a device code that is expired, spent, unknown or another client's (grants/device-code.ts). */
+export function countDevicePollRefused(reason: 'expired' | 'spent' | 'unknown'): void {
+  devicePollsRefused.inc({ reason });
 }
 
 /** An error answered to a client, by its wire code (also for errors sent as redirects). */

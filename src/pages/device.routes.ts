@@ -5,12 +5,16 @@
  * (§5.4), with Allow and Deny; then a page saying the device may continue. The consent is
  * always asked (never remembered silently), and verification_uri_complete only fills the code in.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../audit/audit.js';
 import type { AppContext } from '../context.js';
+import { randomBase64url } from '../crypto/random.js';
 import { field, formBody, formQuery } from '../http/form-fields.js';
 import { displayUserCode, normaliseUserCode, userCodeHash } from '../oauth/device/user-code.js';
+import { countDeviceAuthorization } from '../ops/metrics.js';
 import { PATHS } from '../paths.js';
+import type { EndpointLimits } from '../rate-limit/endpoint-limits.js';
+import { cookieNames, cookieOptions } from '../sessions/cookies.js';
 import { CSRF_FIELD, checkCsrfToken, csrfToken } from '../sessions/csrf.js';
 import { loadSession } from '../sessions/sessions.js';
 import { findClient } from '../storage/clients.repository.js';
@@ -36,6 +40,29 @@ ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
   });
 }
 
+/** The verification cookie lives as long as a user code can (a browser keeps its count in between). */
+const VERIFY_COOKIE_TTL = 24 * 3600;
+const VERIFY_VALUE = /^[A-Za-z0-9_-]{22}$/;
+
+/**
+ * This browser's name for counting wrong user codes (RFC 8628 §5.2): its verification cookie, set
+ * when absent. A browser that drops the cookie gets a new count each time, and is held by the
+ * per-address limit instead.
+ */
+function verifyingBrowser(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): string {
+  const name = cookieNames(ctx.config).verify;
+  const value = request.cookies[name];
+  if (value && VERIFY_VALUE.test(value)) return value;
+  const fresh = randomBase64url(16);
+  reply.setCookie(name, fresh, cookieOptions(ctx.config, VERIFY_COOKIE_TTL));
+  return fresh;
+}
+
+function waitText(seconds: number): string {
+  const minutes = Math.ceil(seconds / 60);
+  return seconds < 60 ? `${seconds} seconds` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
 const DEVICE_GET = pageRoute({
   summary: 'RFC 8628 verification_uri: the page where a person types a device’s user code',
   page: 'The form: Code, Continue',
@@ -43,7 +70,7 @@ const DEVICE_GET = pageRoute({
 });
 const DEVICE_POST = pageRoute({
   summary: 'The Code form posts here',
-  page: 'Signed in: the consent page with the code, the app’s name, Allow and Deny; else the form again with the reason',
+  page: 'Signed in: the consent page with the code, the app’s name, Allow and Deny; else the form again with the reason (429 with Retry-After after too many wrong codes from this browser or address)',
   redirect: 'Not signed in: to sign-in, and back here with the code filled in',
   form: { user_code: 'The user code, e.g. BCDF-GHJK' },
 });
@@ -53,8 +80,13 @@ const DECISION_POST = pageRoute({
   form: { user_code: 'The user code', decision: '`allow` or `deny`', csrf_token: 'The form’s CSRF token' },
 });
 
-export async function deviceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function deviceRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  limits: EndpointLimits,
+): Promise<void> {
   app.get(PATHS.device, DEVICE_GET, (request, reply) => {
+    verifyingBrowser(ctx, request, reply);
     const typed = field(formQuery(request), 'user_code') ?? '';
     return sendPage(reply, 200, codePage(typed.slice(0, 64)));
   });
@@ -62,8 +94,23 @@ export async function deviceRoutes(app: FastifyInstance, ctx: AppContext): Promi
   app.post(PATHS.device, DEVICE_POST, async (request, reply) => {
     const typed = (field(formBody(request), 'user_code') ?? '').slice(0, 64);
     const code = normaliseUserCode(typed);
+    // Counted before the look-up (so concurrent guesses cannot slip past together), refunded when
+    // the code is right: only wrong codes count (RFC 8628 §5.1, docs/security.md).
+    const count = limits.userCode(request.ip, verifyingBrowser(ctx, request, reply));
+    if (count.retryAfter !== undefined) {
+      reply.header('retry-after', String(count.retryAfter));
+      return sendPage(
+        reply,
+        429,
+        codePage(
+          typed,
+          `Too many wrong codes from this browser or network. Wait ${waitText(count.retryAfter)}, then try again.`,
+        ),
+      );
+    }
     const found =
       code && (await ctx.store.deviceAuthorizations.findPendingByUserCode(userCodeHash(code), ctx.now()));
+    if (found) count.refund();
     if (!code || !found) {
       return sendPage(
         reply,
@@ -128,6 +175,7 @@ export async function deviceRoutes(app: FastifyInstance, ctx: AppContext): Promi
         codePage('', 'This code has expired or was already used. Start again on the device.'),
       );
     }
+    countDeviceAuthorization(allow ? 'approved' : 'denied');
     await recordAudit(
       ctx.store,
       {

@@ -43,13 +43,36 @@ export interface EndpointLimits {
    * else undefined. It does not throw: the authorization endpoint answers with a page.
    */
   clientMetadata(ip: string): number | undefined;
+  /**
+   * Counts a user code typed on the verification page (RFC 8628 §5.1, §5.2) against the browser
+   * (its verification cookie) and the client IP: USER_CODE_PER_BROWSER and USER_CODE_PER_ADDRESS
+   * per USER_CODE_WINDOW seconds. Counted before the code is looked up, so concurrent guesses
+   * cannot pass the limit together; the caller refunds a code that turns out right, so only wrong
+   * codes count. `retryAfter` is set when either key is over its limit.
+   */
+  userCode(ip: string, browser: string | undefined): UserCodeCount;
   /** PostgreSQL: sends this instance's counts to the shared table now (tests; the timer does it). */
   flush(): Promise<void>;
   /** Stops the flush timer after a last flush; the app's onClose calls it. */
   stop(): Promise<void>;
 }
 
+/** Wrong user codes allowed per browser, per address, in a window of this many seconds (docs/security.md). */
+export const USER_CODE_PER_BROWSER = 5;
+export const USER_CODE_PER_ADDRESS = 20;
+export const USER_CODE_WINDOW = 5 * MINUTE;
+
+export interface UserCodeCount {
+  /** Seconds to wait when over a limit, else undefined. */
+  readonly retryAfter: number | undefined;
+  /** The code was right: takes the count back. */
+  refund(): void;
+}
+
+const UNCOUNTED: UserCodeCount = { retryAfter: undefined, refund: () => undefined };
+
 const OFF: EndpointLimits = {
+  userCode: () => UNCOUNTED,
   registration: [],
   token: () => undefined,
   api: () => undefined,
@@ -121,6 +144,24 @@ export function createEndpointLimits(ctx: Ctx, log: SyncLog): EndpointLimits {
         ctx.now(),
       );
       return result.allowed ? undefined : result.retryAfter;
+    },
+    userCode(ip, browser) {
+      const now = ctx.now();
+      const keys: Array<[string, number]> = [
+        [limitKey('user_code:ip', clientNetwork(ip)), USER_CODE_PER_ADDRESS],
+      ];
+      if (browser) keys.push([limitKey('user_code:browser', browser, true), USER_CODE_PER_BROWSER]);
+      let retryAfter: number | undefined;
+      for (const [key, limit] of keys) {
+        const result = counters.hit(key, limit, USER_CODE_WINDOW, now);
+        if (!result.allowed) retryAfter = Math.max(retryAfter ?? 0, result.retryAfter);
+      }
+      return {
+        retryAfter,
+        refund: () => {
+          for (const [key] of keys) counters.refund(key, USER_CODE_WINDOW, now);
+        },
+      };
     },
     flush: async () => sync?.flush(),
     stop: async () => sync?.stop(),

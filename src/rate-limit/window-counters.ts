@@ -55,6 +55,19 @@ export class WindowCounters {
     return { allowed: count <= limit, count, retryAfter: Math.max(1, window.end - now) };
   }
 
+  /**
+   * Takes back one hit counted on `key` in the window open at `now` (a hit that turned out not to
+   * count, e.g. a right user code). Unsent may go below zero: the flush then hands the shared row a
+   * negative increment, so the other instances forget the hit too.
+   */
+  refund(key: string, windowSeconds: number, now: number): void {
+    const end = now - (now % windowSeconds) + windowSeconds;
+    const window = this.#windows.get(key);
+    if (window?.end !== end || window.own === 0) return;
+    window.own -= 1;
+    window.unsent -= 1;
+  }
+
   /** Takes the hits not yet sent of every open window (those of closed windows are dropped). */
   takeUnsent(now: number): WindowIncrement[] {
     const increments: WindowIncrement[] = [];

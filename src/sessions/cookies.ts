@@ -13,6 +13,8 @@ export interface CookieNames {
   readonly signin: string;
   /** The signed mark of a browser that signed in to an account before (src/sessions/device-cookie.ts). */
   readonly device: string;
+  /** A random name for this browser on the device verification page, so wrong user codes are counted per browser (RFC 8628 §5.2). */
+  readonly verify: string;
 }
 
 const isHttps = (config: Pick<Config, 'issuer'>): boolean => config.issuer.startsWith('https:');
@@ -23,6 +25,7 @@ export function cookieNames(config: Pick<Config, 'issuer'>): CookieNames {
     session: `${prefix}schoolauth_session`,
     signin: `${prefix}schoolauth_signin`,
     device: `${prefix}schoolauth_device`,
+    verify: `${prefix}schoolauth_verify`,
   };
 }
 

@@ -25,6 +25,27 @@ describe('in-memory rate-limit windows', () => {
     assert.deepEqual(outcome(counters, 'k', 3, T + 60), [true, 1, 60], 'the next window starts over');
   });
 
+  it('a refunded hit is taken back, also from the shared table when it was already sent', () => {
+    const counters = new WindowCounters(1000);
+    counters.hit('k', 2, 60, T + 1);
+    counters.hit('k', 2, 60, T + 2);
+    counters.refund('k', 60, T + 3);
+    assert.deepEqual(counters.takeUnsent(T + 3), [{ key: 'k', count: 1, resetAt: T + 60 }]);
+    counters.refund('k', 60, T + 4);
+    assert.deepEqual(
+      counters.takeUnsent(T + 4),
+      [{ key: 'k', count: -1, resetAt: T + 60 }],
+      'a negative increment',
+    );
+    assert.deepEqual(outcome(counters, 'k', 1, T + 5), [true, 1, 55]);
+    counters.refund('k', 60, T + 61);
+    assert.deepEqual(
+      outcome(counters, 'k', 1, T + 6),
+      [false, 2, 54],
+      'a refund in a later window takes nothing back',
+    );
+  });
+
   it('windows are aligned to the clock, so every instance closes a key’s window at the same second', () => {
     const a = new WindowCounters(1000);
     const b = new WindowCounters(1000);

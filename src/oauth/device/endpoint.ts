@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { mintSecret } from '../../crypto/tokens.js';
 import { OAuthError } from '../../errors.js';
+import { countDeviceAuthorization } from '../../ops/metrics.js';
 import { PATHS } from '../../paths.js';
 import type { EndpointLimits } from '../../rate-limit/endpoint-limits.js';
 import type { Client } from '../../storage/schema.js';
@@ -122,6 +123,7 @@ export async function deviceAuthorizationRoutes(
           expiresAt: now + expiresIn,
         });
         if (!created) continue;
+        countDeviceAuthorization('created');
         const shown = displayUserCode(userCode);
         const verificationUri = ctx.config.issuer + PATHS.device;
         return reply.headers(NO_STORE).send({

@@ -14,6 +14,7 @@ import { type AuditInput, auditWritten } from '../../../audit/audit.js';
 import { hashSecret, mintSecret, timeOrderedId } from '../../../crypto/tokens.js';
 import { OAuthError } from '../../../errors.js';
 import { MAX_PARAMETER_LENGTH } from '../../../limits.js';
+import { countDevicePollRefused } from '../../../ops/metrics.js';
 import type { DevicePoll } from '../../../storage/contract/device-authorizations.js';
 import type { Client, DeviceAuthorization } from '../../../storage/schema.js';
 import { splitScope } from '../../scopes.js';
@@ -139,9 +140,15 @@ export async function deviceCodeGrant(
     'the device_code grant needs device_code and client_id',
   );
   // Longer than anything issued: no lookup (the form limit already refuses far longer values).
-  if (deviceCode.length > MAX_PARAMETER_LENGTH) throw unusableDeviceCode();
+  if (deviceCode.length > MAX_PARAMETER_LENGTH) {
+    countDevicePollRefused('unknown');
+    throw unusableDeviceCode();
+  }
   const now = ctx.now();
   const poll = await ctx.store.deviceAuthorizations.poll(hashSecret(deviceCode), client.id, now);
+  if (poll.outcome === 'expired' || poll.outcome === 'spent' || poll.outcome === 'unknown') {
+    countDevicePollRefused(poll.outcome);
+  }
   if (poll.outcome !== 'approved') throw answerOf(poll);
   checkResource(params.resource, poll.authorization.resource, ctx.config.issuer);
   return issue(ctx, client, poll.authorization, request.ip, now, dpop);

@@ -153,11 +153,12 @@ async function benchmark(options: BenchOptions, dataDir: string): Promise<void> 
   if (options.database === 'postgres') return writePostgresReport(machine, options, rows, log);
   const dpop = await dpopReport(rows, options);
   const dpopOnly = onlyDpopPairs(options.scenarios);
+  // A run of the DPoP pairs only: the pairs' table holds its rates and CPU, the full table is printed.
+  if (dpopOnly) log(`\n${resultsTable(rows, options.connections)}`);
   const report = [
     conditions(machine, options),
     '',
-    resultsTable(rows, options.connections),
-    '',
+    ...(dpopOnly ? [] : [resultsTable(rows, options.connections), '']),
     targetsTable([...(dpopOnly ? [] : judgeTargets(rows, options.connections)), ...(dpop?.targets ?? [])]),
     ...(dpop ? ['', dpop.table] : []),
   ].join('\n');

@@ -4,6 +4,7 @@
  * and pools of single-use values — codes minted through the authorize path, refresh and access
  * tokens from exchanging them.
  */
+import { DpopKey } from './dpop.js';
 import { CookieJar, HttpError, inParallel, withFreshJarRetries } from './http-client.js';
 import {
   authorizeUrl,
@@ -11,6 +12,7 @@ import {
   discover,
   exchangeCode,
   followToCode,
+  isDpopTokenSet,
   type Metadata,
   newPkce,
   type Pkce,
@@ -31,9 +33,10 @@ export type FixtureStep = 'registration' | 'authorize' | 'token';
  * Single-use values: codes of an agent grant (API scope only, no ID token), codes of an OpenID
  * grant (an RS256 ID token per exchange), codes of an OpenID grant of a second client registered
  * with `id_token_signed_response_alg: ES256` (an ES256 ID token per exchange), and refresh and
- * access tokens of agent grants.
+ * access tokens of agent grants, and refresh tokens of agent grants bound to the run's DPoP key
+ * (RFC 9449 §5: a public client's refresh token is bound to the key of the proof that got it).
  */
-export type PoolKind = 'codes' | 'oidc-codes' | 'oidc-es256-codes' | 'refresh' | 'access';
+export type PoolKind = 'codes' | 'oidc-codes' | 'oidc-es256-codes' | 'refresh' | 'access' | 'dpop-refresh';
 
 const CODE_POOLS: ReadonlySet<PoolKind> = new Set(['codes', 'oidc-codes', 'oidc-es256-codes']);
 
@@ -44,6 +47,7 @@ export class Fixture {
     'oidc-es256-codes': [],
     refresh: [],
     access: [],
+    'dpop-refresh': [],
   };
   /** Why the authorization path (and so every token scenario) cannot run, if it cannot: short. */
   readonly problems = new Map<FixtureStep, string>();
@@ -54,6 +58,10 @@ export class Fixture {
   es256Client: BenchClient | undefined;
   /** Tokens of the OpenID grant, for userinfo, introspection and the protected API. */
   reader: TokenSet | undefined;
+  /** The reader's twin bound to `dpop` (token_type DPoP), for the DPoP protected GET. */
+  dpopReader: TokenSet | undefined;
+  /** The run's DPoP key (one per run), when the server advertises DPoP; else why not. */
+  dpop: DpopKey | string = 'no dpop_signing_alg_values_supported in its discovery document';
   /** When `reader` was issued (ms), for `freshReader`. */
   private readerIssuedAt = 0;
   readonly pkce: Pkce = newPkce();
@@ -81,6 +89,8 @@ export class Fixture {
 
   static async prepare(target: OAuthTarget): Promise<Fixture> {
     const fixture = new Fixture(target, await discover(target.server.baseUrl));
+    if (fixture.meta.dpop_signing_alg_values_supported?.includes('ES256'))
+      fixture.dpop = await DpopKey.generate();
     await fixture.setUp();
     return fixture;
   }
@@ -127,6 +137,25 @@ export class Fixture {
     if (reader === undefined) return;
     this.reader = reader;
     this.readerIssuedAt = issuedAt;
+    if (typeof this.dpop !== 'string') {
+      const dpopCode = await followToCode(
+        this.authorizeUrl(this.target.readerScope),
+        client,
+        new CookieJar(),
+        this.target.answerPage,
+      );
+      this.dpopReader = await this.exchangeWithProof(dpopCode);
+    }
+  }
+
+  /** A code exchanged with a proof of the run's key: DPoP-bound tokens, or an error. */
+  private async exchangeWithProof(code: string): Promise<TokenSet> {
+    const key = this.dpop as DpopKey;
+    const proof = key.proof('POST', this.meta.token_endpoint);
+    const tokens = await exchangeCode(this.meta, this.client!, code, this.pkce, { dpop: proof });
+    if (!isDpopTokenSet(tokens))
+      throw new Error(`a code exchange with a DPoP proof answered token_type ${tokens.token_type}`);
+    return tokens;
   }
 
   private async step<T>(step: FixtureStep, run: () => Promise<T>): Promise<T | undefined> {
@@ -198,6 +227,13 @@ export class Fixture {
       )) {
         this.pools[kind].push(code);
       }
+      return;
+    }
+    if (kind === 'dpop-refresh') {
+      const sets = await inParallel(missing, MINT_CONCURRENCY, async (_, lane) =>
+        this.exchangeWithProof(await this.mintCode(agentScope, lane)),
+      );
+      for (const set of sets) if (set.refresh_token) this.pools[kind].push(set.refresh_token);
       return;
     }
     const pairs = await inParallel(missing, MINT_CONCURRENCY, async (_, lane) =>

@@ -1,7 +1,8 @@
 /**
  * Submits schoolauth's sign-in and consent pages as a person would: the page's form with its
- * hidden fields (CSRF token, request parameters), the email and password filled in, and the
- * button whose label says Sign in or Allow.
+ * hidden fields (CSRF token, request parameters), the email and password filled in, the
+ * checkboxes left as the page checked them (the consent page's scopes, each one a checkbox
+ * checked by default; a disabled one is not sent), and the button whose label says Sign in or Allow.
  */
 import type { CookieJar, HttpResult } from './http-client.js';
 import { http } from './http-client.js';
@@ -35,23 +36,29 @@ function decodeEntities(text: string): string {
 interface ParsedForm {
   readonly action: string;
   readonly fields: Record<string, string>;
+  /** Checked, enabled checkboxes: name and value, a name once per box. */
+  readonly checked: Array<[string, string]>;
   readonly buttons: Array<{ name?: string; value?: string; label: string }>;
 }
 
 function parseForms(html: string): ParsedForm[] {
   return [...html.matchAll(FORM)].map(([, attributes = '', inner = '']) => {
     const fields: Record<string, string> = {};
+    const checked: Array<[string, string]> = [];
     for (const [, input = ''] of inner.matchAll(INPUT)) {
       const name = attribute(input, 'name');
       const type = (attribute(input, 'type') ?? 'text').toLowerCase();
-      if (name && type !== 'submit' && type !== 'checkbox') fields[name] = attribute(input, 'value') ?? '';
+      if (name && type === 'checkbox') {
+        if (/\bchecked\b/i.test(input) && !/\bdisabled\b/i.test(input))
+          checked.push([name, attribute(input, 'value') ?? 'on']);
+      } else if (name && type !== 'submit') fields[name] = attribute(input, 'value') ?? '';
     }
     const buttons = [...inner.matchAll(BUTTON)].map(([, button = '', label = '']) => ({
       name: attribute(button, 'name'),
       value: attribute(button, 'value'),
       label: label.replace(/<[^>]*>/g, '').trim(),
     }));
-    return { action: attribute(attributes, 'action') ?? '', fields, buttons };
+    return { action: attribute(attributes, 'action') ?? '', fields, checked, buttons };
   });
 }
 
@@ -67,7 +74,8 @@ export async function submitPage(page: HttpResult, jar: CookieJar, who: Credenti
     if ('email' in fields) fields.email = who.email;
     if ('password' in fields) fields.password = who.password;
     if (button.name) fields[button.name] = button.value ?? '';
-    return http(new URL(form.action || page.url, page.url).toString(), { method: 'POST', form: fields, jar });
+    const pairs: Array<[string, string]> = [...Object.entries(fields), ...form.checked];
+    return http(new URL(form.action || page.url, page.url).toString(), { method: 'POST', form: pairs, jar });
   }
   throw new Error(`no sign-in or consent form on ${page.url}: ${page.body.slice(0, 300)}`);
 }

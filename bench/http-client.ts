@@ -33,7 +33,8 @@ export interface HttpResult {
 
 export interface HttpRequest {
   readonly method?: string;
-  readonly form?: Record<string, string>;
+  /** Form fields; pairs where a name repeats (checked checkboxes of one name). */
+  readonly form?: Record<string, string> | ReadonlyArray<readonly [string, string]>;
   readonly json?: unknown;
   readonly headers?: Record<string, string>;
   readonly jar?: CookieJar;
@@ -44,7 +45,7 @@ export async function http(url: string, request: HttpRequest = {}): Promise<Http
   let body: string | undefined;
   if (request.form) {
     headers['content-type'] = 'application/x-www-form-urlencoded';
-    body = new URLSearchParams(request.form).toString();
+    body = new URLSearchParams(request.form as Record<string, string> | Array<[string, string]>).toString();
   } else if (request.json !== undefined) {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(request.json);

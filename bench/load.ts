@@ -15,14 +15,21 @@ export interface StaticRequest {
   readonly body?: string;
 }
 
+/**
+ * Headers made anew for every request, over the plan's own (a DPoP proof: a new `jti` and `iat`
+ * each time, RFC 9449 §4.2). Called when the load generator builds the request, synchronously.
+ */
+export type FreshHeaders = () => Record<string, string>;
+
 /** What a scenario asks the load generator to send. */
 export type LoadPlan =
-  | { readonly kind: 'static'; readonly request: StaticRequest }
+  | { readonly kind: 'static'; readonly request: StaticRequest; readonly fresh?: FreshHeaders }
   | {
       readonly kind: 'pool';
       readonly base: StaticRequest;
       /** The body for the next single-use value, or undefined when the pool is empty. */
       readonly next: () => string | undefined;
+      readonly fresh?: FreshHeaders;
     }
   /** A mixed sequence every connection loops over (the soak). */
   | { readonly kind: 'sequence'; readonly requests: RequestSpec[] };
@@ -61,9 +68,18 @@ export interface LoadOptions {
 // the next sample, so this bounds the overrun to 100 ms.
 const SAMPLE_MS = 100;
 
+/** The request with `fresh`'s headers added (autocannon rebuilds a request that has setupRequest). */
+function withFresh(request: RawRequest, fresh: FreshHeaders | undefined): RawRequest {
+  return fresh ? { ...request, headers: { ...request.headers, ...fresh() } } : request;
+}
+
 function requestsFor(plan: LoadPlan, stop: () => void): RequestSpec[] {
-  if (plan.kind === 'static') return [{ ...plan.request }];
   if (plan.kind === 'sequence') return plan.requests;
+  const { fresh } = plan;
+  if (plan.kind === 'static') {
+    if (!fresh) return [{ ...plan.request }];
+    return [{ ...plan.request, setupRequest: (request: RawRequest) => withFresh(request, fresh) }];
+  }
   let last: string | undefined;
   return [
     {
@@ -72,7 +88,7 @@ function requestsFor(plan: LoadPlan, stop: () => void): RequestSpec[] {
         const body = plan.next();
         if (body === undefined) stop();
         last = body ?? last;
-        return { ...request, body: last ?? '' };
+        return withFresh({ ...request, body: last ?? '' }, fresh);
       },
     },
   ];

@@ -73,7 +73,7 @@ export async function probe(baseUrl: string, plan: LoadPlan): Promise<string | u
     plan.kind === 'static' ? plan.request : { ...plan.base, body: plan.next() ?? '' };
   const response = await fetch(baseUrl + request.path, {
     method: request.method,
-    headers: request.headers ?? {},
+    headers: { ...request.headers, ...plan.fresh?.() },
     body: request.body,
   });
   const body = await response.text();

@@ -15,6 +15,8 @@ export interface Metadata {
   readonly introspection_endpoint: string;
   readonly revocation_endpoint: string;
   readonly jwks_uri: string;
+  /** RFC 9449 §5.1: present when the server accepts DPoP proofs. */
+  readonly dpop_signing_alg_values_supported?: readonly string[];
 }
 
 export interface BenchClient {
@@ -33,6 +35,8 @@ export interface TokenSet {
   readonly id_token?: string;
   /** Seconds the access token lives (RFC 6749 §5.1); both servers send it. */
   readonly expires_in?: number;
+  /** `Bearer`, or `DPoP` for tokens bound to a key (RFC 9449 §5). */
+  readonly token_type?: string;
 }
 
 export const DISCOVERY_PATH = '/.well-known/openid-configuration';
@@ -121,6 +125,11 @@ export async function followToCode(
   throw new Error(`authorization path did not reach the client within 12 steps (last: ${result.url})`);
 }
 
+/** A DPoP token set (RFC 9449 §5): its tokens are bound to the key whose proof asked for them. */
+export function isDpopTokenSet(tokens: TokenSet): boolean {
+  return tokens.token_type?.toLowerCase() === 'dpop';
+}
+
 /** The form body of an authorization-code exchange, as the code-exchange scenario sends it. */
 export function codeExchangeBody(client: BenchClient, code: string, pkce: Pkce): string {
   return new URLSearchParams({
@@ -151,10 +160,11 @@ export async function exchangeCode(
   client: BenchClient,
   code: string,
   pkce: Pkce,
+  headers: Record<string, string> = {},
 ): Promise<TokenSet> {
   const result = await fetch(meta.token_endpoint, {
     method: 'POST',
-    headers: FORM,
+    headers: { ...FORM, ...headers },
     body: codeExchangeBody(client, code, pkce),
   });
   const text = await result.text();

@@ -29,19 +29,30 @@ export interface Minimum {
  */
 const ONE = { transactions: 1, statements: 1 };
 const READ_THEN_WRITE = { transactions: 1, statements: 4 };
+/**
+ * A DPoP request adds the record of its proof (RFC 9449 §11.1): one `INSERT … ON CONFLICT` of its
+ * own (docs/decisions.md "DPoP"), which on PostgreSQL is a round trip and a transaction more.
+ */
+const withProof = (min: Minimum): Minimum => ({
+  transactions: min.transactions + 1,
+  statements: min.statements + 1,
+});
 
 export const MINIMUM: Record<ScenarioName, Minimum> = {
   discovery: { transactions: 0, statements: 0 },
   jwks: { transactions: 0, statements: 0 },
   registration: ONE,
   code: READ_THEN_WRITE,
+  'dpop-code': withProof(READ_THEN_WRITE),
   'code-oidc': READ_THEN_WRITE,
   'code-oidc-es256': READ_THEN_WRITE,
   refresh: READ_THEN_WRITE,
+  'dpop-refresh': withProof(READ_THEN_WRITE),
   userinfo: ONE,
   introspection: ONE,
   revocation: READ_THEN_WRITE,
   api: ONE,
+  'dpop-api': withProof(ONE),
 };
 
 /**

@@ -144,3 +144,70 @@ export function writeBlock(path: string, name: string, content: string): void {
       : `${doc.trimEnd()}\n\n${block}\n`;
   writeFileSync(path, next);
 }
+
+/** Each DPoP scenario with the Bearer form it is measured beside (issue 46). */
+export const DPOP_PAIRS = [
+  ['code', 'dpop-code'],
+  ['refresh', 'dpop-refresh'],
+  ['api', 'dpop-api'],
+] as const satisfies ReadonlyArray<readonly [ScenarioName, ScenarioName]>;
+
+const DPOP_NAMES: ReadonlySet<ScenarioName> = new Set(DPOP_PAIRS.flat());
+
+/** A run of the DPoP pairs only writes the DPoP block alone (the as-shipped block stays). */
+export function onlyDpopPairs(scenarios: readonly ScenarioName[]): boolean {
+  return scenarios.every((name) => DPOP_NAMES.has(name));
+}
+
+/**
+ * The DPoP forms beside their Bearer forms on schoolauth: the server's CPU µs per answer of each
+ * and the difference; `verifyMicros` is one ES256 verification by jose with an imported key
+ * (bench/dpop.ts), the yardstick of the issue's target for the protected GET.
+ */
+export function dpopTable(
+  rows: readonly Row[],
+  connections: readonly number[],
+  verifyMicros: number,
+): string {
+  const lines = [
+    '| Bearer form → DPoP form | Conns | Bearer req/s | DPoP req/s | Bearer CPU µs/req | DPoP CPU µs/req | DPoP − Bearer µs | in ES256 verifications |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const [plain, dpop] of DPOP_PAIRS) {
+    for (const c of connections) {
+      const b = find(rows, plain, 'schoolauth', c);
+      const d = find(rows, dpop, 'schoolauth', c);
+      if (!b && !d) continue;
+      if (b?.skipped || d?.skipped) {
+        lines.push(`| ${plain} → ${dpop} | ${c} | ${b?.skipped ?? ''} | ${d?.skipped ?? ''} | | | | |`);
+        continue;
+      }
+      const diff = b && d ? d.cpuPerRequest! - b.cpuPerRequest! : undefined;
+      lines.push(
+        `| ${plain} → ${dpop} | ${c} | ${fmt(b?.rps)} | ${fmt(d?.rps)} | ${fmt(b?.cpuPerRequest)} | ${fmt(d?.cpuPerRequest)} | ${fmt(diff)} | ${diff === undefined ? '' : fmt(diff / verifyMicros, 2)} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+/** Issue 46: the DPoP protected GET costs at most one signature verification more than the Bearer one. */
+export function judgeDpop(
+  rows: readonly Row[],
+  connections: readonly number[],
+  verifyMicros: number,
+): Target[] {
+  const targets: Target[] = [];
+  for (const c of connections) {
+    const b = find(rows, 'api', 'schoolauth', c);
+    const d = find(rows, 'dpop-api', 'schoolauth', c);
+    if (!b || !d || b.skipped || d.skipped) continue;
+    const diff = d.cpuPerRequest! - b.cpuPerRequest!;
+    targets.push({
+      what: `dpop-api c=${c}: ≤ Bearer GET + one ES256 verification (${fmt(verifyMicros)} µs)`,
+      measured: `+${fmt(diff)} µs (${fmt(diff / verifyMicros, 2)} verifications)`,
+      met: diff <= verifyMicros,
+    });
+  }
+  return targets;
+}

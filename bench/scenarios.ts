@@ -3,8 +3,9 @@
  * server's discovery document). Single-use values (codes, refresh tokens, revoked tokens) come
  * from the fixture's pools, each used once.
  */
+import type { DpopKey } from './dpop.js';
 import type { Fixture, FixtureStep, PoolKind } from './fixture.js';
-import type { LoadPlan, StaticRequest } from './load.js';
+import type { FreshHeaders, LoadPlan, StaticRequest } from './load.js';
 import {
   codeExchangeBody,
   DISCOVERY_PATH,
@@ -19,13 +20,16 @@ export const SCENARIO_NAMES = [
   'jwks',
   'registration',
   'code',
+  'dpop-code',
   'code-oidc',
   'code-oidc-es256',
   'refresh',
+  'dpop-refresh',
   'userinfo',
   'introspection',
   'revocation',
   'api',
+  'dpop-api',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
@@ -76,6 +80,40 @@ function codeExchange(f: Fixture, pool: 'codes' | 'oidc-codes' | 'oidc-es256-cod
   );
 }
 
+/** The run's DPoP key, or why the server cannot run a DPoP scenario. */
+function dpopKey(f: Fixture): DpopKey | string {
+  return typeof f.dpop === 'string' ? `no DPoP: ${f.dpop}` : f.dpop;
+}
+
+/** A fresh proof for every token request (RFC 9449 §4.2: a new jti and iat each time). */
+const tokenProof =
+  (f: Fixture, key: DpopKey): FreshHeaders =>
+  () => ({ dpop: key.proof('POST', f.meta.token_endpoint) });
+
+/**
+ * The URI the server compares `htu` with: its issuer followed by the request's path
+ * (src/dpop/htu.ts `requestHtu`).
+ */
+const htuOf = (f: Fixture, path: string) => f.meta.issuer.replace(/\/$/, '') + path;
+
+/**
+ * The DPoP protected GET (RFC 9449 §7.1): the Bearer GET's request with `Authorization: DPoP`
+ * and, per request, a proof with `ath`, the hash of the access token.
+ */
+function dpopApi(f: Fixture): LoadPlan | string {
+  const key = dpopKey(f);
+  if (typeof key === 'string') return key;
+  const token = f.dpopReader?.access_token;
+  if (token === undefined) return 'no DPoP-bound reader token';
+  const path = f.target.protectedPath ?? '/';
+  const htu = htuOf(f, path);
+  return {
+    kind: 'static',
+    request: { method: 'GET', path, headers: { authorization: `DPoP ${token}` } },
+    fresh: () => ({ dpop: key.proof('GET', htu, token) }),
+  };
+}
+
 const bearer = (fixture: Fixture) => ({ authorization: `Bearer ${fixture.reader!.access_token}` });
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -110,6 +148,18 @@ export const SCENARIOS: readonly Scenario[] = [
     plan: (f) => codeExchange(f, 'codes'),
   },
   {
+    name: 'dpop-code',
+    title: 'POST token: authorization code + PKCE, with a DPoP proof',
+    pool: 'codes',
+    schoolauthOnly: true,
+    plan: (f) => {
+      const key = dpopKey(f);
+      if (typeof key === 'string') return key;
+      const plan = codeExchange(f, 'codes');
+      return typeof plan === 'string' || plan.kind !== 'pool' ? plan : { ...plan, fresh: tokenProof(f, key) };
+    },
+  },
+  {
     name: 'code-oidc',
     title: 'POST token: code + PKCE, with openid (RS256 ID token)',
     pool: 'oidc-codes',
@@ -133,6 +183,24 @@ export const SCENARIOS: readonly Scenario[] = [
         base: { method: 'POST', path: pathOf(f.meta.token_endpoint), headers: FORM },
         next: fromPool(f.pools.refresh, (token) => refreshBody(f.client!, token)),
       },
+  },
+  {
+    name: 'dpop-refresh',
+    title: 'POST token: refresh with rotation, DPoP-bound (a proof of the key)',
+    pool: 'dpop-refresh',
+    schoolauthOnly: true,
+    plan: (f) => {
+      const key = dpopKey(f);
+      if (typeof key === 'string') return key;
+      return (
+        needs(f, 'registration', 'authorize', 'token') ?? {
+          kind: 'pool',
+          base: { method: 'POST', path: pathOf(f.meta.token_endpoint), headers: FORM },
+          next: fromPool(f.pools['dpop-refresh'], (token) => refreshBody(f.client!, token)),
+          fresh: tokenProof(f, key),
+        }
+      );
+    },
   },
   {
     name: 'userinfo',
@@ -175,5 +243,12 @@ export const SCENARIOS: readonly Scenario[] = [
     plan: (f) =>
       needs(f, 'registration', 'authorize', 'token') ??
       staticPlan({ method: 'GET', path: f.target.protectedPath ?? '/', headers: bearer(f) }),
+  },
+  {
+    name: 'dpop-api',
+    reader: true,
+    title: 'GET protected API resource (DPoP: a fresh proof with ath)',
+    schoolauthOnly: true,
+    plan: (f) => needs(f, 'registration', 'authorize', 'token') ?? dpopApi(f),
   },
 ];

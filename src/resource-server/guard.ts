@@ -200,8 +200,9 @@ async function dpopPrincipal(
     if (hasQueryToken(request)) throw new OAuthError('invalid_request', USE_HEADER);
     const presented = readDpopAuthorization(ctx.config.issuer, request.headers.authorization!);
     tokenHash = presented.tokenHash;
+    // The same one read as Bearer's: with the account's memberships where the route needs them.
     token = await judgeDpopRequest(ctx, request, presented, async (hash) =>
-      ctx.store.bearerTokens.find(hash),
+      readToken(ctx, request, access, hash),
     );
   } catch (error) {
     limit(request, undefined);
@@ -218,9 +219,24 @@ async function dpopPrincipal(
 /**
  * The bearer lookup: a route that answers from the account (`access.withAccount`) asks for its
  * memberships with the token, which the store reads in the same statement where that saves a
- * round trip (the rows go on `request.tokenAccount`). A database fault counts against the IP, as
- * an unknown token does.
+ * round trip (the rows go on `request.tokenAccount`).
  */
+function readToken(
+  ctx: Pick<AppContext, 'store'>,
+  request: FastifyRequest,
+  access: Access,
+  tokenHash: string,
+): MaybeNow<AccessTokenWithAccount | undefined> {
+  if (!access.withAccount) return ctx.store.bearerTokens.find(tokenHash);
+  const found = ctx.store.bearerTokens.findWithMemberships(tokenHash);
+  const keep = (read: Awaited<typeof found>) => {
+    if (read.memberships) request.tokenAccount = read.memberships;
+    return read.token;
+  };
+  return found instanceof Promise ? found.then(keep) : keep(found);
+}
+
+/** readToken for a Bearer request: a database fault counts against the IP, as an unknown token does. */
 function lookUp(
   ctx: Pick<AppContext, 'store'>,
   request: FastifyRequest,
@@ -233,16 +249,8 @@ function lookUp(
     throw error;
   };
   try {
-    if (!access.withAccount) {
-      const found = ctx.store.bearerTokens.find(tokenHash);
-      return found instanceof Promise ? found.catch(failed) : found;
-    }
-    const found = ctx.store.bearerTokens.findWithMemberships(tokenHash);
-    const keep = (read: Awaited<typeof found>) => {
-      if (read.memberships) request.tokenAccount = read.memberships;
-      return read.token;
-    };
-    return found instanceof Promise ? found.then(keep, failed) : keep(found);
+    const found = readToken(ctx, request, access, tokenHash);
+    return found instanceof Promise ? found.catch(failed) : found;
   } catch (error) {
     // A fault reading now: counted here, thrown to the hook's catch.
     return failed(error);

@@ -11,8 +11,11 @@ import { sql } from 'kysely';
 import { hashSecret } from '../../src/crypto/tokens.js';
 import type { Account } from '../../src/storage/schema.js';
 import { PG_URL, type TestApp } from '../helpers/app.js';
+import { dpopKey, makeProof } from '../helpers/dpop.js';
 import {
+  clientCredentials,
   exchangeCode,
+  formBody,
   introspect,
   mintCode,
   oauthSuite,
@@ -31,9 +34,10 @@ function describeCount(count: StatementCount): string {
 describe('round trips per request [postgres]', { skip: PG_URL ? false : 'no PostgreSQL' }, () => {
   let t: TestApp;
   let conf: RegisteredClient;
+  let pub: RegisteredClient;
   let person: Account;
   before(async () => {
-    ({ t, conf, person } = await oauthSuite('postgres'));
+    ({ t, conf, pub, person } = await oauthSuite('postgres'));
   });
   after(() => t?.close());
 
@@ -64,6 +68,41 @@ describe('round trips per request [postgres]', { skip: PG_URL ? false : 'no Post
     const count = await counted(bearerGet('/api/v1/account', access_token));
     assert.equal(count.statements, 1, describeCount(count));
     assert.equal(count.transactions, 1, describeCount(count));
+  });
+
+  it('answers GET /api/v1/account with DPoP in two statements: the proof recorded, then the token with the account and its memberships', async () => {
+    const key = await dpopKey();
+    const minted = await mintCode(t, pub, person, { scopes: ['account:read'] });
+    const exchanged = await t.app.inject({
+      method: 'POST',
+      url: '/api/oauth/token',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        dpop: await makeProof(key, { htu: `${t.config.issuer}/api/oauth/token` }),
+      },
+      payload: formBody({
+        grant_type: 'authorization_code',
+        code: minted.code,
+        redirect_uri: minted.redirectUri,
+        code_verifier: minted.verifier,
+        ...(clientCredentials(pub) as Record<string, string>),
+      }),
+    });
+    assert.equal(exchanged.statusCode, 200, exchanged.body);
+    const { access_token } = exchanged.json() as { access_token: string };
+    const proof = await makeProof(key, {
+      htm: 'GET',
+      htu: `${t.config.issuer}/api/v1/account`,
+      accessToken: access_token,
+    });
+    const count = await counted(() =>
+      t.app.inject({
+        method: 'GET',
+        url: '/api/v1/account',
+        headers: { authorization: `DPoP ${access_token}`, dpop: proof },
+      }),
+    );
+    assert.equal(count.statements, 2, describeCount(count));
   });
 
   it('answers introspection of an access token with one statement: the client and the token together', async () => {

@@ -298,6 +298,24 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it('token endpoint: refused DPoP proofs count against the caller’s address, then 429', async () => {
+      openWindow(t);
+      const ip = '192.0.2.82';
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const response = await tokenFrom(
+          t.app,
+          ip,
+          { refresh_token: 'sa_rt_x', client_id: 'x' },
+          { dpop: 'not.a.proof' },
+        );
+        statuses.push(response.statusCode);
+        if (response.statusCode === 429) assertRateLimited(response);
+        else assert.equal((response.json() as { error: string }).error, 'invalid_dpop_proof');
+      }
+      assert.deepEqual(statuses, [400, 400, 400, 429, 429]);
+    });
+
     it('token endpoint: a public client counts against the caller’s address, so junk naming it from another address never makes its refresh answer 429', async () => {
       openWindow(t);
       const client = await oauth.register(t);

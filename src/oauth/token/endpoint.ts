@@ -86,7 +86,12 @@ export async function tokenRoutes(
       const grantType = grantOf(param(params.grant_type));
       // RFC 9449 §5: the proof is checked and its jti recorded before the grant runs (and outside
       // its transaction: the record commits whatever the grant answers).
-      const proof = await tokenRequestProof(ctx, request);
+      // A refused proof counts against the caller's address as a failed client authentication
+      // does (docs/security.md "Rate limits"), so a flood of bad proofs is limited too.
+      const proof = await tokenRequestProof(ctx, request).catch((error: unknown) => {
+        limits.token(request, undefined);
+        throw error;
+      });
       // RFC 8628: polled outside the request transaction (grants/device-code.ts says why).
       if (grantType === DEVICE_CODE_GRANT) {
         const client = await authenticateClient(ctx, clientCredentials(request), (proven) =>

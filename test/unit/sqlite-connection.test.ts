@@ -136,6 +136,25 @@ describe('SQLite: one guarded connection', () => {
     assert.equal(committed('async'), 0);
   });
 
+  it('answers a read while another process holds the write lock: a read takes none (BEGIN DEFERRED)', async () => {
+    const writer = new SQLite(join(dir, 'test.db'));
+    try {
+      writer.exec('BEGIN IMMEDIATE');
+      writer.prepare('insert into items (name) values (?)').run('uncommitted');
+      assert.equal(
+        connection.read((s) => countAll(s)),
+        0,
+      );
+      // A write waits for the lock (here for no time: refused at once).
+      connection.database.pragma('busy_timeout = 0');
+      await assert.rejects(Promise.resolve(connection.now((s) => countAll(s))), /locked|busy/i);
+      writer.exec('ROLLBACK');
+    } finally {
+      connection.database.pragma('busy_timeout = 5000');
+      writer.close();
+    }
+  });
+
   it('rolls back a failing Kysely transaction alone, and the next operation runs', async () => {
     await assert.rejects(
       db.transaction().execute(async (trx) => {

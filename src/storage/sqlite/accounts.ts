@@ -9,7 +9,7 @@ import type { SqliteConnection } from './connection.js';
 
 export function sqliteAccounts(connection: SqliteConnection): Accounts {
   const rowsOf = (accountId: string) =>
-    connection.now((sql) => accountWithMemberships.allNow(sql, accountId));
+    connection.read((sql) => accountWithMemberships.allNow(sql, accountId));
   return {
     findById: (accountId) => findAccountById(connection.db, accountId),
     withMemberships: (accountId) => Promise.resolve(rowsOf(accountId)),

@@ -9,7 +9,7 @@ import type { SqliteConnection } from './connection.js';
 
 export function sqliteBearerTokens(connection: SqliteConnection): BearerTokens {
   const find: BearerTokens['find'] = (tokenHash) =>
-    connection.now((sql) => bearerWithAccount.firstNow(sql, tokenHash));
+    connection.read((sql) => bearerWithAccount.firstNow(sql, tokenHash));
   return {
     find,
     findWithMemberships(tokenHash) {

@@ -19,7 +19,7 @@ const clientNow = (sql: SyncSql, clientId: string): Client | undefined =>
 
 export function sqliteClients(connection: SqliteConnection): Clients {
   const clientWith = <T>(clientId: string, read: (sql: SyncSql) => T | undefined) =>
-    connection.later((sql): ClientWith<T> => {
+    connection.readLater((sql): ClientWith<T> => {
       const client = clientNow(sql, clientId);
       return { client, row: client && read(sql) };
     });
@@ -29,7 +29,7 @@ export function sqliteClients(connection: SqliteConnection): Clients {
         insertClient.now(sql, client);
         insertAuditRowNow(sql, audit);
       }),
-    find: (clientId) => connection.later((sql) => clientNow(sql, clientId)),
+    find: (clientId) => connection.readLater((sql) => clientNow(sql, clientId)),
     findWithCode: (clientId, codeHash) => clientWith(clientId, (sql) => codeByHash.firstNow(sql, codeHash)),
     findWithRefreshToken: (clientId, tokenHash) =>
       clientWith(clientId, (sql) => refreshByHash.firstNow(sql, tokenHash)),

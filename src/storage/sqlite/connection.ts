@@ -3,7 +3,8 @@
  * one async mutex that every user of the connection holds while it uses it.
  *
  * - A store operation (store.ts's sections) runs with `now(work)`: `work` is ONE better-sqlite3
- *   transaction, synchronous from BEGIN IMMEDIATE to COMMIT, so nothing can run between its
+ *   transaction, synchronous from BEGIN IMMEDIATE (BEGIN DEFERRED with `read(work)`, for an
+ *   operation that only reads) to COMMIT, so nothing can run between its
  *   statements and a failure rolls back only its own writes. When the mutex is free it runs at
  *   once and its value is returned as it is (no promise); else it waits for the mutex.
  * - The Kysely queries and transactions not (yet) in the store hold the same mutex from acquire to
@@ -29,6 +30,9 @@ export interface SyncSql {
 /** A value available now, or a promise of it (the contract's MaybeNow). */
 export type Now<T> = T | Promise<T>;
 
+const promised = <T>(value: Now<T>): Promise<T> =>
+  value instanceof Promise ? value : Promise.resolve(value);
+
 export class SqliteConnection implements SyncSql {
   private readonly statements = new Map<string, SQLite.Statement>();
   private held = false;
@@ -36,7 +40,16 @@ export class SqliteConnection implements SyncSql {
   /** Set once the Kysely instance on this connection exists (connect.ts). */
   db!: Kysely<Database>;
 
-  constructor(readonly database: SQLite.Database) {}
+  /**
+   * The transaction function, made once: better-sqlite3 builds four wrappers per `transaction()`
+   * call, which cost more than the BEGIN and COMMIT they run (docs/performance.md "SQLite
+   * operations").
+   */
+  private readonly inTransaction: SQLite.Transaction<(work: (sql: SyncSql) => unknown) => unknown>;
+
+  constructor(readonly database: SQLite.Database) {
+    this.inTransaction = database.transaction((work: (sql: SyncSql) => unknown) => work(this));
+  }
 
   /** Resolves once this caller holds the mutex; FIFO, a release hands it to the next waiter. */
   acquire(): Promise<void> {
@@ -64,10 +77,22 @@ export class SqliteConnection implements SyncSql {
    * is a rejection, never a throw.
    */
   now<T>(work: (sql: SyncSql) => T): Now<T> {
+    return this.run(work, 'immediate');
+  }
+
+  /**
+   * As `now`, for work that only reads: a DEFERRED transaction, which takes no write lock (one
+   * snapshot for all its statements, without waiting for another process's writer).
+   */
+  read<T>(work: (sql: SyncSql) => T): Now<T> {
+    return this.run(work, 'deferred');
+  }
+
+  private run<T>(work: (sql: SyncSql) => T, kind: 'immediate' | 'deferred'): Now<T> {
     if (!this.held) {
       this.held = true;
       try {
-        return this.transaction(work);
+        return this.inTransaction[kind](work) as T;
       } catch (error) {
         return Promise.reject(error);
       } finally {
@@ -76,7 +101,7 @@ export class SqliteConnection implements SyncSql {
     }
     return this.acquire().then(() => {
       try {
-        return this.transaction(work);
+        return this.inTransaction[kind](work) as T;
       } finally {
         this.release();
       }
@@ -85,13 +110,12 @@ export class SqliteConnection implements SyncSql {
 
   /** As `now`, always answered as a promise (the contract's Promise-typed operations). */
   later<T>(work: (sql: SyncSql) => T): Promise<T> {
-    const value = this.now(work);
-    return value instanceof Promise ? value : Promise.resolve(value);
+    return promised(this.now(work));
   }
 
-  /** BEGIN IMMEDIATE: the write lock at once, so no other process's commit can overtake its reads. */
-  private transaction<T>(work: (sql: SyncSql) => T): T {
-    return this.database.transaction(() => work(this)).immediate();
+  /** As `read`, always answered as a promise. */
+  readLater<T>(work: (sql: SyncSql) => T): Promise<T> {
+    return promised(this.read(work));
   }
 
   /** Runs one statement now; the caller holds the mutex (an operation, or a Kysely lease). */

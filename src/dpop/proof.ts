@@ -14,8 +14,9 @@ import {
   errors,
   type JWK,
 } from 'jose';
-import { DPOP_SIGNING_ALGS, isDpopSigningAlg } from './algorithms.js';
+import { DPOP_SIGNING_ALGS, type DpopSigningAlg, isDpopSigningAlg } from './algorithms.js';
 import { normaliseHtu } from './htu.js';
+import { headerTextOf, knownKey, rememberKey } from './known-keys.js';
 
 /** A proof is a few hundred bytes; an RSA-4096 key makes it about 2 KB. Longer is refused unread. */
 export const MAX_PROOF_LENGTH = 4096;
@@ -61,6 +62,10 @@ export interface VerifiedProof {
 }
 
 const invalid = (description: string) => new DpopProblem(description);
+const badSignature = () =>
+  invalid(
+    "the DPoP proof's signature does not verify with the jwk in its header; sign it with that key's private key",
+  );
 
 function headerOf(proof: string): Record<string, unknown> {
   if (proof.length > MAX_PROOF_LENGTH) {
@@ -78,7 +83,7 @@ function headerOf(proof: string): Record<string, unknown> {
   }
 }
 
-function checkHeader(header: Record<string, unknown>): JWK {
+function checkHeader(header: Record<string, unknown>): { alg: DpopSigningAlg; jwk: JWK } {
   // §4.3 check 4: typ.
   if (header.typ !== 'dpop+jwt') {
     throw invalid(
@@ -107,48 +112,35 @@ function checkHeader(header: Record<string, unknown>): JWK {
       `the DPoP proof's jwk carries the private member "${secret}"; put only the public key in the header (and treat that private key as disclosed)`,
     );
   }
-  return jwk as JWK;
+  return { alg, jwk: jwk as JWK };
 }
-
-/**
- * Keys already imported, by the proof header's exact base64url text (typ, alg and jwk: the same
- * for every proof of one client key): importing the jwk and computing its thumbprint are each
- * more work than the signature check itself, and a client sends many proofs with one key. The
- * header text determines the key, so a hit is the very key EmbeddedJWK would import.
- */
-const KNOWN_KEYS_MAX = 10_000;
-const knownKeys = new Map<string, { readonly key: CryptoKey; readonly jkt: string }>();
 
 async function verifiedPayload(
   proof: string,
+  alg: DpopSigningAlg,
   jwk: JWK,
 ): Promise<{ claims: Record<string, unknown>; jkt: string }> {
-  const headerText = proof.slice(0, proof.indexOf('.'));
-  const known = knownKeys.get(headerText);
+  const headerText = headerTextOf(proof);
+  const known = knownKey(headerText);
   let payload: Uint8Array;
   let jkt: string;
-  try {
-    const algorithms = [...DPOP_SIGNING_ALGS];
-    if (known) {
-      ({ payload } = await compactVerify(proof, known.key, { algorithms }));
-      jkt = known.jkt;
-    } else {
-      const verified = await compactVerify(proof, EmbeddedJWK, { algorithms });
+  if (known) {
+    if (!known.verify(proof)) throw badSignature();
+    payload = Buffer.from(proof.slice(headerText.length + 1, proof.lastIndexOf('.')), 'base64url');
+    jkt = known.jkt;
+  } else {
+    try {
+      const verified = await compactVerify(proof, EmbeddedJWK, { algorithms: [...DPOP_SIGNING_ALGS] });
       payload = verified.payload;
       jkt = await calculateJwkThumbprint(jwk, 'sha256');
-      if (knownKeys.size >= KNOWN_KEYS_MAX) knownKeys.clear();
-      knownKeys.set(headerText, { key: verified.key as CryptoKey, jkt });
-    }
-  } catch (error) {
-    if (error instanceof errors.JWSSignatureVerificationFailed) {
+      rememberKey(headerText, alg, verified.key as CryptoKey, jkt);
+    } catch (error) {
+      if (error instanceof errors.JWSSignatureVerificationFailed) throw badSignature();
+      const reason = error instanceof errors.JOSEError ? error.message : 'it cannot be read';
       throw invalid(
-        "the DPoP proof's signature does not verify with the jwk in its header; sign it with that key's private key",
+        `the DPoP proof's jwk is not a usable public key for its alg (${reason}); send the public JWK of the signing key`,
       );
     }
-    const reason = error instanceof errors.JOSEError ? error.message : 'it cannot be read';
-    throw invalid(
-      `the DPoP proof's jwk is not a usable public key for its alg (${reason}); send the public JWK of the signing key`,
-    );
   }
   let claims: unknown;
   try {
@@ -224,9 +216,9 @@ function checkClaims(
  * judged (nonces.ts, check 10) by the caller: both need the store.
  */
 export async function verifyProof(proof: string, expect: ProofExpectations): Promise<VerifiedProof> {
-  const jwk = checkHeader(headerOf(proof));
+  const { alg, jwk } = checkHeader(headerOf(proof));
   // §4.3 check 6: the signature, with the header's key (jose refuses a private or mismatched key).
-  const { claims, jkt } = await verifiedPayload(proof, jwk);
+  const { claims, jkt } = await verifiedPayload(proof, alg, jwk);
   const { jti, iat } = checkClaims(claims, expect);
   const nonce = claims.nonce;
   if (nonce !== undefined && typeof nonce !== 'string') {

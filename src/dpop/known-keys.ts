@@ -5,8 +5,9 @@
  * check, and jose's check goes through WebCrypto, whose job and promise cost about as much again
  * as the signature (docs/performance.md "DPoP beside Bearer"). So a later proof with the same
  * header is checked with node:crypto's one-shot `verify` on the key jose imported, with the
- * parameters RFC 7518 gives its alg: nothing here is hand-made cryptography, and the alg, the key
- * and their match were judged by jose on the header this text is.
+ * parameters RFC 7518 gives its alg, and its header is not judged again: nothing here is hand-made
+ * cryptography, and the header's checks (proof.ts checkHeader), the alg, the key and their match
+ * were all passed by the header this text is.
  */
 import { KeyObject, verify } from 'node:crypto';
 import type { CryptoKey } from 'jose';

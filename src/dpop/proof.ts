@@ -67,7 +67,7 @@ const badSignature = () =>
     "the DPoP proof's signature does not verify with the jwk in its header; sign it with that key's private key",
   );
 
-function headerOf(proof: string): Record<string, unknown> {
+function checkShape(proof: string): void {
   if (proof.length > MAX_PROOF_LENGTH) {
     throw invalid(
       `the DPoP proof is ${proof.length} characters long, more than ${MAX_PROOF_LENGTH}; send a compact JWS signed with an ${ALGS_TEXT} key`,
@@ -76,6 +76,9 @@ function headerOf(proof: string): Record<string, unknown> {
   if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(proof)) {
     throw invalid('the DPoP header is not a compact JWS (three base64url parts joined by dots)');
   }
+}
+
+function headerOf(proof: string): Record<string, unknown> {
   try {
     return decodeProtectedHeader(proof) as Record<string, unknown>;
   } catch {
@@ -115,11 +118,12 @@ function checkHeader(header: Record<string, unknown>): { alg: DpopSigningAlg; jw
   return { alg, jwk: jwk as JWK };
 }
 
-async function verifiedPayload(
-  proof: string,
-  alg: DpopSigningAlg,
-  jwk: JWK,
-): Promise<{ claims: Record<string, unknown>; jkt: string }> {
+/**
+ * The payload of a proof whose signature verifies: with a known key (known-keys.ts) when its
+ * header text is one already judged here — the same text is the same header, which passed
+ * checkHeader and jose then — else with the header checked and jose verifying the signature.
+ */
+async function verifiedPayload(proof: string): Promise<{ claims: Record<string, unknown>; jkt: string }> {
   const headerText = headerTextOf(proof);
   const known = knownKey(headerText);
   let payload: Uint8Array;
@@ -129,7 +133,9 @@ async function verifiedPayload(
     payload = Buffer.from(proof.slice(headerText.length + 1, proof.lastIndexOf('.')), 'base64url');
     jkt = known.jkt;
   } else {
+    const { alg, jwk } = checkHeader(headerOf(proof));
     try {
+      // §4.3 check 6: the signature, with the header's key (jose refuses a private or mismatched key).
       const verified = await compactVerify(proof, EmbeddedJWK, { algorithms: [...DPOP_SIGNING_ALGS] });
       payload = verified.payload;
       jkt = await calculateJwkThumbprint(jwk, 'sha256');
@@ -216,9 +222,9 @@ function checkClaims(
  * judged (nonces.ts, check 10) by the caller: both need the store.
  */
 export async function verifyProof(proof: string, expect: ProofExpectations): Promise<VerifiedProof> {
-  const { alg, jwk } = checkHeader(headerOf(proof));
-  // §4.3 check 6: the signature, with the header's key (jose refuses a private or mismatched key).
-  const { claims, jkt } = await verifiedPayload(proof, alg, jwk);
+  checkShape(proof);
+  // §4.3 checks 4–7: the header and the signature.
+  const { claims, jkt } = await verifiedPayload(proof);
   const { jti, iat } = checkClaims(claims, expect);
   const nonce = claims.nonce;
   if (nonce !== undefined && typeof nonce !== 'string') {

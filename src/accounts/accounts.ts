@@ -1,20 +1,11 @@
 /**
  * Account and school operations shared by the CLI, the demo seed and the API: validation and
- * the rules (a new school gets its creator as owner), on top of the repository.
+ * the rules (a new school gets its creator as owner), on top of the store.
  */
-import type { Kysely } from 'kysely';
 import { hashPassword, passwordProblem } from '../crypto/password.js';
 import { randomId } from '../crypto/tokens.js';
-import {
-  findAccountByEmail,
-  findSchoolBySlug,
-  insertAccount,
-  insertMembership,
-  insertSchool,
-  membershipsOf,
-} from '../storage/accounts.repository.js';
-import type { Account, Database, Role, School } from '../storage/schema.js';
-import { inTransaction } from '../storage/transaction.js';
+import type { Account, Role, School } from '../storage/schema.js';
+import type { Store } from '../storage/store.js';
 
 /** The operation conflicts with what exists (an email or school taken). */
 export class AccountRuleError extends Error {}
@@ -37,11 +28,8 @@ export function normaliseEmail(email: string): string {
   return value;
 }
 
-export async function createSchool(
-  db: Kysely<Database>,
-  input: { slug: string; name: string; description?: string },
-  now: number,
-): Promise<School> {
+/** A new school's row, its slug and name judged (AccountInputError); not yet stored. */
+function newSchool(input: { slug: string; name: string; description?: string }, now: number): School {
   if (!SLUG.test(input.slug)) {
     throw new AccountInputError(
       `school slug "${input.slug}" must be lower-case letters, digits and inner hyphens`,
@@ -50,9 +38,7 @@ export async function createSchool(
   const name = input.name.trim();
   if (!name)
     throw new AccountInputError(`school "${input.slug}" needs a display name, such as "Maths Academy"`);
-  if (await findSchoolBySlug(db, input.slug))
-    throw new AccountRuleError(`school "${input.slug}" already exists`);
-  const school: School = {
+  return {
     id: randomId('sch_'),
     slug: input.slug,
     name,
@@ -62,7 +48,17 @@ export async function createSchool(
     created_at: now,
     updated_at: now,
   };
-  await insertSchool(db, school);
+}
+
+export async function createSchool(
+  store: Store,
+  input: { slug: string; name: string; description?: string },
+  now: number,
+): Promise<School> {
+  const school = newSchool(input, now);
+  if (await store.school.find(input.slug))
+    throw new AccountRuleError(`school "${input.slug}" already exists`);
+  await store.school.insert(school);
   return school;
 }
 
@@ -87,7 +83,7 @@ export interface NewAccountInput {
 
 /** Creates an account in a school; creates the school, with the account as owner, when it does not exist. */
 export async function createAccount(
-  db: Kysely<Database>,
+  store: Store,
   input: NewAccountInput,
   now: number,
 ): Promise<CreatedAccount> {
@@ -95,40 +91,37 @@ export async function createAccount(
   const problem = passwordProblem(input.password);
   if (problem) throw new AccountInputError(problem);
   if (!input.name.trim()) throw new AccountInputError('the name must not be empty');
-  if (await findAccountByEmail(db, email))
+  if (await store.accounts.findByEmail(email))
     throw new EmailTakenError(`an account with email ${email} already exists`);
-  const passwordHash = await hashPassword(input.password);
-  return inTransaction(db, async (trx) => {
-    let school = await findSchoolBySlug(trx, input.school);
-    const schoolCreated = !school;
-    if (!school) {
-      if (input.role !== undefined && input.role !== 'owner') {
-        throw new AccountInputError(
-          `school "${input.school}" does not exist yet and its first account is its owner, not ${input.role}`,
-        );
-      }
-      if (input.schoolName === undefined) {
-        throw new AccountInputError(
-          `school "${input.school}" does not exist yet; give its display name to create it, with this account as owner`,
-        );
-      }
-      school = await createSchool(trx, { slug: input.school, name: input.schoolName }, now);
+  const account: Account = {
+    id: randomId('acc_'),
+    email,
+    name: input.name.trim(),
+    password_hash: await hashPassword(input.password),
+    locale: 'en',
+    disabled: 0,
+    created_at: now,
+    updated_at: now,
+  };
+  const placed = await store.accounts.create(account, input.school, (school) => {
+    if (school) return { school, created: false, role: input.role ?? DEFAULT_JOIN_ROLE };
+    if (input.role !== undefined && input.role !== 'owner') {
+      throw new AccountInputError(
+        `school "${input.school}" does not exist yet and its first account is its owner, not ${input.role}`,
+      );
     }
-    const account: Account = {
-      id: randomId('acc_'),
-      email,
-      name: input.name.trim(),
-      password_hash: passwordHash,
-      locale: 'en',
-      disabled: 0,
-      created_at: now,
-      updated_at: now,
+    if (input.schoolName === undefined) {
+      throw new AccountInputError(
+        `school "${input.school}" does not exist yet; give its display name to create it, with this account as owner`,
+      );
+    }
+    return {
+      school: newSchool({ slug: input.school, name: input.schoolName }, now),
+      created: true,
+      role: 'owner',
     };
-    await insertAccount(trx, account);
-    const role: Role = schoolCreated ? 'owner' : (input.role ?? DEFAULT_JOIN_ROLE);
-    await insertMembership(trx, { account_id: account.id, school_id: school.id, role, created_at: now });
-    return { account, school, schoolCreated, role };
   });
+  return { account, school: placed.school, schoolCreated: placed.created, role: placed.role };
 }
 
 export interface Joined {
@@ -142,24 +135,20 @@ export interface Joined {
  * the account is already a member there: its role is not changed behind the operator's back.
  */
 export async function joinSchool(
-  db: Kysely<Database>,
+  store: Store,
   account: Pick<Account, 'id' | 'email'>,
   slug: string,
   role: Role,
   now: number,
 ): Promise<Joined> {
-  return inTransaction(db, async (trx) => {
-    const school = await findSchoolBySlug(trx, slug);
-    if (!school) {
+  const school = await store.accounts.join(account.id, slug, role, now, (found, current) => {
+    if (!found) {
       throw new AccountRuleError(
         `school "${slug}" does not exist; schoolauth school list shows the schools, schoolauth school create makes one`,
       );
     }
-    const member = (await membershipsOf(trx, account.id)).find((m) => m.school_id === school.id);
-    if (member) {
-      throw new AccountRuleError(`${account.email} is already a member of school ${slug}, as ${member.role}`);
-    }
-    await insertMembership(trx, { account_id: account.id, school_id: school.id, role, created_at: now });
-    return { school, role };
+    if (current)
+      throw new AccountRuleError(`${account.email} is already a member of school ${slug}, as ${current}`);
   });
+  return { school, role };
 }

@@ -5,9 +5,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
-import type { Database } from '../storage/schema.js';
+import type { Store } from '../storage/store.js';
 import { schoolParam } from './schemas.js';
 import { loadSchool, requireRead } from './school-access.js';
 
@@ -30,29 +29,14 @@ const analyticsSchema = Type.Object({
   }),
 });
 
-async function studentCounts(db: Kysely<Database>, schoolId: string) {
-  const rows = await db
-    .selectFrom('students')
-    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('school_id', '=', schoolId)
-    .groupBy('status')
-    .execute();
+async function studentCounts(store: Store, schoolId: string) {
+  const rows = await store.school.studentCounts(schoolId);
   const by = (status: string) => Number(rows.find((r) => r.status === status)?.n ?? 0);
   return { total: rows.reduce((sum, r) => sum + Number(r.n), 0), active: by('active') };
 }
 
-async function orderFigures(db: Kysely<Database>, schoolId: string) {
-  const rows = await db
-    .selectFrom('orders')
-    .select([
-      'status',
-      'currency',
-      (eb) => eb.fn.countAll<number>().as('n'),
-      (eb) => eb.fn.sum<number>('amount_cents').as('cents'),
-    ])
-    .where('school_id', '=', schoolId)
-    .groupBy(['status', 'currency'])
-    .execute();
+async function orderFigures(store: Store, schoolId: string) {
+  const rows = await store.school.orderFigures(schoolId);
   const count = (status: string) =>
     rows.filter((r) => r.status === status).reduce((sum, r) => sum + Number(r.n), 0);
   const currencies = [...new Set(rows.map((r) => r.currency))].sort();
@@ -93,11 +77,11 @@ export function analyticsRoutes(untyped: FastifyInstance, ctx: AppContext): void
       response: { 200: analyticsSchema },
     },
     handler: async (request) => {
-      const access = await loadSchool(ctx.db, request.params.school, request.principal);
+      const access = await loadSchool(ctx.store, request.params.school, request.principal);
       requireRead(access, false, 'analytics');
       const [students, orders] = await Promise.all([
-        studentCounts(ctx.db, access.school.id),
-        orderFigures(ctx.db, access.school.id),
+        studentCounts(ctx.store, access.school.id),
+        orderFigures(ctx.store, access.school.id),
       ]);
       return { students, ...orders };
     },

@@ -10,16 +10,7 @@ import { badRequest, notFound } from '../errors.js';
 import type { Principal } from '../resource-server/principal.js';
 import { type FamilyDefinition, type Operation, withArticle } from '../school/define.js';
 import { newId, toColumns } from '../school/rows.js';
-import {
-  deleteRow,
-  getRow,
-  insertRow,
-  listRows,
-  type Row,
-  rowExists,
-  type Scope,
-  updateRow,
-} from '../school/store.js';
+import type { Row, RowScope as Scope } from '../storage/contract/school.js';
 import { decodeCursor, encodeCursor, toItem } from './codec.js';
 import {
   ancestors,
@@ -62,7 +53,7 @@ async function parentScope(
   const grand = parent.parent
     ? { column: parent.parent.column, id: params[parent.parent.family.param]! }
     : undefined;
-  if (!(await rowExists(ctx.db, parent.table, scope.schoolId, parentId, grand)))
+  if (!(await ctx.store.school.rowExists(parent.table, scope.schoolId, parentId, grand)))
     throw notFound(`${parent.singular} "${parentId}"`);
   return { ...scope, parentId };
 }
@@ -77,7 +68,7 @@ async function checkRefs(
   for (const [name, f] of Object.entries(def.fields)) {
     const value = body[name];
     if (f.kind !== 'ref' || typeof value !== 'string' || !f.ref) continue;
-    if (!(await rowExists(ctx.db, f.ref, schoolId, value))) {
+    if (!(await ctx.store.school.rowExists(f.ref, schoolId, value))) {
       throw badRequest(
         `field "${name}" names no ${f.ref.replaceAll('_', ' ')} row "${value}" in this school`,
       );
@@ -97,18 +88,18 @@ function handlers(ctx: AppContext, def: FamilyDefinition) {
   const hasPublic = def.publicWhen !== undefined;
   const read = async (request: FamilyRequest) => {
     const { params } = request;
-    const school = await loadSchool(ctx.db, params.school!, request.principal);
+    const school = await loadSchool(ctx.store, params.school!, request.principal);
     const view = requireRead(school, hasPublic, def.plural);
     return { params, view, scope: await parentScope(ctx, def, params, school, view === 'public') };
   };
   const write = async (request: FamilyRequest) => {
     const { params } = request;
-    const school = await loadSchool(ctx.db, params.school!, request.principal);
+    const school = await loadSchool(ctx.store, params.school!, request.principal);
     requireWrite(school, def.writers, def.plural);
     return { params, scope: await parentScope(ctx, def, params, school, false) };
   };
   const fetchItem = async (scope: Scope, id: string, publicView: boolean) => {
-    const row = await getRow(ctx.db, def, scope, id);
+    const row = await ctx.store.school.getRow(def, scope, id);
     if (!row) throw notFound(`${def.singular} "${id}"`);
     return toItem(def, row, publicView);
   };
@@ -117,7 +108,7 @@ function handlers(ctx: AppContext, def: FamilyDefinition) {
       const { view, scope } = await read(request);
       const { query } = request;
       const after = decodeCursor(query.cursor);
-      const page = await listRows(ctx.db, def, scope, {
+      const page = await ctx.store.school.listRows(def, scope, {
         limit: pageSize(query),
         ...(after ? { after } : {}),
       });
@@ -143,7 +134,7 @@ function handlers(ctx: AppContext, def: FamilyDefinition) {
         updated_at: now,
       };
       if (def.parent) row[def.parent.column] = scope.parentId!;
-      await insertRow(ctx.db, def, row);
+      await ctx.store.school.insertRow(def, row);
       return fetchItem(scope, id, false);
     },
     update: async (request: WriteRequest) => {
@@ -152,13 +143,14 @@ function handlers(ctx: AppContext, def: FamilyDefinition) {
       await checkRefs(ctx, def, scope.schoolId, body);
       const id = params[def.param]!;
       const changes = { ...toColumns(def, body), updated_at: ctx.now() };
-      if (!(await updateRow(ctx.db, def, scope, id, changes))) throw notFound(`${def.singular} "${id}"`);
+      if (!(await ctx.store.school.updateRow(def, scope, id, changes)))
+        throw notFound(`${def.singular} "${id}"`);
       return fetchItem(scope, id, false);
     },
     delete: async (request: FamilyRequest) => {
       const { params, scope } = await write(request);
       const id = params[def.param]!;
-      if (!(await deleteRow(ctx.db, def, scope, id))) throw notFound(`${def.singular} "${id}"`);
+      if (!(await ctx.store.school.deleteRow(def, scope, id))) throw notFound(`${def.singular} "${id}"`);
       return undefined;
     },
   } satisfies Record<Operation, (request: never) => Promise<unknown>>;

@@ -5,7 +5,7 @@
  */
 import { badRequest } from '../errors.js';
 import type { FamilyDefinition } from '../school/define.js';
-import type { Row } from '../school/store.js';
+import type { Row } from '../storage/contract/school.js';
 
 export function isoTime(epochSeconds: number): string {
   return new Date(epochSeconds * 1000).toISOString();

@@ -2,11 +2,10 @@
  * Resolving `{school}` in a path together with the caller's role in it: one query (the school by
  * slug, left-joined to the caller's membership).
  */
-
-import type { Kysely } from 'kysely';
 import { forbidden, notFound } from '../errors.js';
 import type { Principal } from '../resource-server/principal.js';
-import type { Database, Role, School } from '../storage/schema.js';
+import type { Role, School } from '../storage/schema.js';
+import type { Store } from '../storage/store.js';
 import { type ReadView, readView, writeDecision } from './policy.js';
 
 export interface SchoolAccess {
@@ -14,30 +13,15 @@ export interface SchoolAccess {
   readonly role: Role | null;
 }
 
-export async function loadSchool(
-  db: Kysely<Database>,
-  slug: string,
-  principal: Principal,
-): Promise<SchoolAccess> {
+export async function loadSchool(store: Store, slug: string, principal: Principal): Promise<SchoolAccess> {
   if (principal.kind === 'anonymous') {
-    const school = await db.selectFrom('schools').selectAll().where('slug', '=', slug).executeTakeFirst();
+    const school = await store.school.find(slug);
     if (!school) throw notFound(`school "${slug}"`);
     return { school, role: null };
   }
-  const row = await db
-    .selectFrom('schools')
-    .leftJoin('memberships', (join) =>
-      join
-        .onRef('memberships.school_id', '=', 'schools.id')
-        .on('memberships.account_id', '=', principal.accountId),
-    )
-    .selectAll('schools')
-    .select('memberships.role')
-    .where('schools.slug', '=', slug)
-    .executeTakeFirst();
-  if (!row) throw notFound(`school "${slug}"`);
-  const { role, ...school } = row;
-  return { school, role: role ?? null };
+  const found = await store.school.findWithRole(slug, principal.accountId);
+  if (!found) throw notFound(`school "${slug}"`);
+  return found;
 }
 
 /** The read view, or 403 when the caller may see nothing here. */

@@ -9,7 +9,6 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Principal } from '../resource-server/principal.js';
 import { httpsUrlSchema } from '../school/url-fields.js';
-import { membershipsOf } from '../storage/accounts.repository.js';
 import type { School } from '../storage/schema.js';
 import { decodeSlugCursor, isoTime, slugCursor } from './codec.js';
 import { type ListQuery, listQuerySchema, pageSize, schoolParam } from './schemas.js';
@@ -94,7 +93,7 @@ async function listMine(ctx: AppContext, principal: Principal, query: ListQuery)
   if (principal.kind !== 'person') return { items: [], next_cursor: null };
   const limit = pageSize(query);
   const after = decodeSlugCursor(query.cursor);
-  const all = (await membershipsOf(ctx.db, principal.accountId)).filter(
+  const all = (await ctx.store.school.membershipsOf(principal.accountId)).filter(
     (m) => after === undefined || m.slug > after,
   );
   const page = all.slice(0, limit);
@@ -109,11 +108,7 @@ async function patchJson(
   changes: object,
 ) {
   const merged = { ...JSON.parse(school[column]), ...changes };
-  await ctx.db
-    .updateTable('schools')
-    .set({ [column]: JSON.stringify(merged), updated_at: ctx.now() })
-    .where('id', '=', school.id)
-    .execute();
+  await ctx.store.school.update(school.id, { [column]: JSON.stringify(merged), updated_at: ctx.now() });
   return merged;
 }
 
@@ -154,7 +149,7 @@ export function schoolRoutes(untyped: FastifyInstance, ctx: AppContext): void {
       response: { 200: schoolSchema },
     },
     handler: async (request) =>
-      schoolView(await loadSchool(ctx.db, request.params.school, request.principal)),
+      schoolView(await loadSchool(ctx.store, request.params.school, request.principal)),
   });
   app.patch('/schools/:school', {
     config: { access: { scope: 'school:write', anonymous: false } },
@@ -167,18 +162,14 @@ export function schoolRoutes(untyped: FastifyInstance, ctx: AppContext): void {
       response: { 200: schoolSchema },
     },
     handler: async (request) => {
-      const access = await loadSchool(ctx.db, request.params.school, request.principal);
+      const access = await loadSchool(ctx.store, request.params.school, request.principal);
       requireWrite(access, ['owner'], 'settings');
       const { settings, ...fields } = request.body;
       if (settings) await patchJson(ctx, access.school, 'settings', settings);
       if (Object.keys(fields).length > 0) {
-        await ctx.db
-          .updateTable('schools')
-          .set({ ...fields, updated_at: ctx.now() })
-          .where('id', '=', access.school.id)
-          .execute();
+        await ctx.store.school.update(access.school.id, { ...fields, updated_at: ctx.now() });
       }
-      return schoolView(await loadSchool(ctx.db, access.school.slug, request.principal));
+      return schoolView(await loadSchool(ctx.store, access.school.slug, request.principal));
     },
   });
   appearanceRoutes(app, ctx);
@@ -198,7 +189,7 @@ function appearanceRoutes(untyped: FastifyInstance, ctx: AppContext): void {
       response,
     },
     handler: async (request) => {
-      const access = await loadSchool(ctx.db, request.params.school, request.principal);
+      const access = await loadSchool(ctx.store, request.params.school, request.principal);
       requireRead(access, true, 'appearance');
       return JSON.parse(access.school.appearance);
     },
@@ -214,7 +205,7 @@ function appearanceRoutes(untyped: FastifyInstance, ctx: AppContext): void {
       response,
     },
     handler: async (request) => {
-      const access = await loadSchool(ctx.db, request.params.school, request.principal);
+      const access = await loadSchool(ctx.store, request.params.school, request.principal);
       requireWrite(access, undefined, 'appearance');
       return patchJson(ctx, access.school, 'appearance', request.body);
     },

@@ -104,7 +104,7 @@ async function uploadRoute(untyped: FastifyInstance, ctx: AppContext): Promise<v
       },
     },
     handler: async (request, reply) => {
-      const access = await loadSchool(ctx.db, request.params.school, request.principal);
+      const access = await loadSchool(ctx.store, request.params.school, request.principal);
       requireWrite(access, undefined, 'storage');
       if (!request.isMultipart()) {
         throw new ApiError(
@@ -132,19 +132,16 @@ async function uploadRoute(untyped: FastifyInstance, ctx: AppContext): Promise<v
       const filename = safeFilename(part.filename);
       const contentType = MIME.test(part.mimetype) ? part.mimetype : 'application/octet-stream';
       const now = ctx.now();
-      await ctx.db
-        .insertInto('uploads')
-        .values({
-          id,
-          school_id: access.school.id,
-          account_id: (request.principal as { accountId: string }).accountId,
-          filename,
-          content_type: contentType,
-          size,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
+      await ctx.store.school.insertUpload({
+        id,
+        school_id: access.school.id,
+        account_id: (request.principal as { accountId: string }).accountId,
+        filename,
+        content_type: contentType,
+        size,
+        created_at: now,
+        updated_at: now,
+      });
       const url = `${ctx.config.issuer}/uploads/${id}/${encodeURIComponent(filename)}`;
       return reply
         .code(201)
@@ -173,7 +170,7 @@ export async function uploadFileRoute(untyped: FastifyInstance, ctx: AppContext)
     config: { validationErrorCode: 'not_found' },
     handler: async (request, reply) => {
       const { id, filename } = request.params;
-      const row = await ctx.db.selectFrom('uploads').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await ctx.store.school.findUpload(id);
       if (!row || row.filename !== filename) throw notFound('file');
       const inline = INLINE_TYPES.has(row.content_type);
       return reply

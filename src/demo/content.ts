@@ -3,7 +3,6 @@
  * and an authorised view visibly differ (docs/api.md "In short"). Written through the same definitions and
  * queries the API uses.
  */
-import type { Kysely } from 'kysely';
 import type { FamilyDefinition } from '../school/define.js';
 import {
   coupons,
@@ -17,8 +16,8 @@ import { courses } from '../school/families/courses.js';
 import { lessons, sections } from '../school/families/curriculum.js';
 import { lecturers, members, students } from '../school/families/people.js';
 import { newId, toColumns } from '../school/rows.js';
-import { insertRow, type Row } from '../school/store.js';
-import type { Database } from '../storage/schema.js';
+import type { Row } from '../storage/contract/school.js';
+import type { Store } from '../storage/store.js';
 
 type Values = Record<string, unknown>;
 
@@ -33,7 +32,7 @@ function withDefaults(def: FamilyDefinition, values: Values): Values {
   return filled;
 }
 
-function inserter(db: Kysely<Database>, schoolId: string, now: number) {
+function inserter(store: Store, schoolId: string, now: number) {
   return async (def: FamilyDefinition, values: Values, parentId?: string): Promise<string> => {
     const id = newId(def.idPrefix);
     const row: Row = {
@@ -44,13 +43,13 @@ function inserter(db: Kysely<Database>, schoolId: string, now: number) {
       updated_at: now,
     };
     if (def.parent && parentId) row[def.parent.column] = parentId;
-    await insertRow(db, def, row);
+    await store.school.insertRow(def, row);
     return id;
   };
 }
 
-export async function seedDemoContent(db: Kysely<Database>, schoolId: string, now: number): Promise<void> {
-  const add = inserter(db, schoolId, now);
+export async function seedDemoContent(store: Store, schoolId: string, now: number): Promise<void> {
+  const add = inserter(store, schoolId, now);
   const algebra = await add(courses, {
     title: 'Algebra I',
     description: 'Equations, step by step.',

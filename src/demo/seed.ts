@@ -5,7 +5,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createAccount } from '../accounts/accounts.js';
-import { countAccounts } from '../storage/accounts.repository.js';
 import type { Store } from '../storage/store.js';
 import { seedDemoContent } from './content.js';
 
@@ -24,11 +23,11 @@ export interface DemoSeed {
  * lock: of several instances starting at once on one new database, exactly one seeds it.
  */
 export function seedDemoIfEmpty(instances: Store['instances'], now: number): Promise<DemoSeed | undefined> {
-  return instances.alone('demo-seed', async ({ db: conn }) => {
-    if ((await countAccounts(conn)) > 0) return undefined;
+  return instances.alone('demo-seed', async ({ store }) => {
+    if ((await store.accounts.count()) > 0) return undefined;
     const password = randomBytes(12).toString('base64url');
     const { account, school } = await createAccount(
-      conn,
+      store,
       {
         email: DEMO_OWNER_EMAIL,
         name: 'Demo Owner',
@@ -38,12 +37,10 @@ export function seedDemoIfEmpty(instances: Store['instances'], now: number): Pro
       },
       now,
     );
-    await conn
-      .updateTable('schools')
-      .set({ description: 'A school seeded on first start to try schoolauth.' })
-      .where('id', '=', school.id)
-      .execute();
-    await seedDemoContent(conn, school.id, now);
+    await store.school.update(school.id, {
+      description: 'A school seeded on first start to try schoolauth.',
+    });
+    await seedDemoContent(store, school.id, now);
     return { email: account.email, password, schoolId: school.id, accountId: account.id };
   });
 }

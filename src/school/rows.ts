@@ -4,8 +4,8 @@
  * are text). Shared by the school API (api/builder.ts) and the demo seed (demo/content.ts).
  */
 import { randomBytes } from 'node:crypto';
+import type { Row } from '../storage/contract/school.js';
 import type { FamilyDefinition } from './define.js';
-import type { Row } from './store.js';
 
 let lastMillis = 0;
 let sequence = 0;

@@ -18,6 +18,7 @@ import type { Instances } from './contract/instances.js';
 import type { Issuance } from './contract/issuance.js';
 import type { RateLimitWindows } from './contract/rate-limit-windows.js';
 import type { Revocation } from './contract/revocation.js';
+import type { SchoolData } from './contract/school.js';
 import type { SigningKeys } from './contract/signing-keys.js';
 import type { Consents, Tokens } from './contract/tokens.js';
 import type { Database } from './schema.js';
@@ -44,6 +45,8 @@ export interface Store {
   readonly issuance: Issuance;
   readonly rateLimitWindows: RateLimitWindows;
   readonly revocation: Revocation;
+  /** The school's own data: schools, the resource families' rows, uploads, analytics. */
+  readonly school: SchoolData;
   readonly signingKeys: SigningKeys;
   readonly tokens: Tokens;
   /**

@@ -143,7 +143,7 @@ describe('accessibility of every page (axe-core in Chromium)', {
       before(async () => {
         context = await browser.newContext({ viewport, bypassCSP: true });
         page = await context.newPage();
-        person = await createPerson(t.ctx.db);
+        person = await createPerson(t.ctx.store);
       });
       after(() => context?.close());
 

@@ -53,7 +53,7 @@ describe('authorization in a real browser', {
     });
     assert.equal(res.status, 201);
     clientId = ((await res.json()) as { client_id: string }).client_id;
-    person = await createPerson(t.ctx.db);
+    person = await createPerson(t.ctx.store);
     browser = await launchChromium();
   });
   after(async () => {
@@ -153,7 +153,7 @@ describe('authorization in a real browser', {
     const fresh = await browser.newContext();
     const page = await fresh.newPage();
     await page.goto(authorizeUrl());
-    await signIn(page, await createPerson(t.ctx.db));
+    await signIn(page, await createPerson(t.ctx.store));
     await page.getByRole('button', { name: 'Deny' }).click();
     const url = await arrivedAtClient(page);
     assert.equal(url.searchParams.get('error'), 'access_denied');

@@ -52,7 +52,7 @@ describe('Connected apps with many apps in a real browser', {
 
   for (const [width, viewport] of Object.entries(VIEWPORTS)) {
     it(`at ${width} width: Sign out at the top, details by keyboard, Revoke all of one name, search, axe-clean`, async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const form = new FormBrowser(t.url);
       const names = [
         'Agent CLI',

@@ -83,7 +83,7 @@ describe('consent choices in a real browser', {
         const context = await browser.newContext({ viewport });
         const page = await context.newPage();
         await page.goto(authorizeUrl(client.id, SCOPE_NAMES.join(' ')));
-        await signIn(page, await createPerson(t.ctx.db));
+        await signIn(page, await createPerson(t.ctx.store));
         await page.getByRole('button', { name: 'Allow' }).waitFor();
         assert.equal(await page.evaluate('window.scrollY'), 0);
         for (const name of ['Allow', 'Read only', 'Deny']) {
@@ -111,7 +111,7 @@ describe('consent choices in a real browser', {
         const page = await context.newPage();
         const pkce = pkcePair();
         await page.goto(authorizeUrl(client.id, 'openid profile courses:read courses:write', pkce));
-        await signIn(page, await createPerson(t.ctx.db));
+        await signIn(page, await createPerson(t.ctx.store));
         const box = page.getByRole('checkbox', { name: 'See your name, username and language' });
         await box.focus();
         await page.keyboard.press('Space');
@@ -127,7 +127,7 @@ describe('consent choices in a real browser', {
         const page = await context.newPage();
         const pkce = pkcePair();
         await page.goto(authorizeUrl(client.id, 'openid courses:read courses:write school:write', pkce));
-        await signIn(page, await createPerson(t.ctx.db));
+        await signIn(page, await createPerson(t.ctx.store));
         await page.getByRole('button', { name: 'Read only' }).click();
         assert.equal(await grantedScope(page, client.id, pkce.verifier), 'openid courses:read');
         await context.close();
@@ -139,7 +139,7 @@ describe('consent choices in a real browser', {
         const page = await context.newPage();
         const first = pkcePair();
         await page.goto(authorizeUrl(client.id, 'openid courses:read', first));
-        await signIn(page, await createPerson(t.ctx.db));
+        await signIn(page, await createPerson(t.ctx.store));
         await page.getByRole('button', { name: 'Allow' }).click();
         await grantedScope(page, client.id, first.verifier);
         const again = pkcePair();
@@ -165,7 +165,7 @@ describe('consent choices in a real browser', {
         const url = new URL(authorizeUrl(client.id, 'x'));
         url.searchParams.delete('scope');
         await page.goto(url.href);
-        await signIn(page, await createPerson(t.ctx.db));
+        await signIn(page, await createPerson(t.ctx.store));
         await page.getByRole('button', { name: 'Allow' }).waitFor();
         const values = await page
           .getByRole('checkbox')
@@ -187,7 +187,7 @@ describe('consent choices in a real browser', {
         const context = await browser.newContext({ viewport });
         const page = await context.newPage();
         await page.goto(authorizeUrl(integration.id, 'openid'));
-        await signIn(page, await createPerson(t.ctx.db));
+        await signIn(page, await createPerson(t.ctx.store));
         const link = page.getByRole('link', { name: 'Privacy policy' });
         assert.equal(await link.getAttribute('href'), pages.policy_uri);
         assert.ok(await link.isVisible());

@@ -69,7 +69,7 @@ describe('a browser app on a loopback dev server', {
   before(async () => {
     t = await createTestApp('sqlite', { listen: true });
     pages = await startPageServer();
-    person = await createPerson(t.ctx.db);
+    person = await createPerson(t.ctx.store);
     browser = await launchChromium([`--host-resolver-rules=MAP ${FOREIGN_HOST} 127.0.0.1`]);
   });
   after(async () => {

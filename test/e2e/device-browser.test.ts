@@ -30,7 +30,7 @@ describe('device authorization grant with a person in a real browser (RFC 8628 Â
   before(async () => {
     t = await createTestApp('sqlite', { listen: true });
     browser = await launchChromium();
-    person = await createPerson(t.ctx.db);
+    person = await createPerson(t.ctx.store);
     clientId = (
       await register(t, {
         client_name: 'Terminal Tool',

@@ -34,7 +34,7 @@ describe('a metadata-document client in a real browser', {
       json(claudeLike(clientId), { 'cache-control': 'max-age=3600' }),
     );
     t = await createTestApp('sqlite', { listen: true, env: { CLIENT_METADATA_CA_FILE: testCa().caFile } });
-    person = await createPerson(t.ctx.db);
+    person = await createPerson(t.ctx.store);
     // The agent's loopback listener on an ephemeral port; its document lists the portless URI.
     callback = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('Authorized; you can close this window.');

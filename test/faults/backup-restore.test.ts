@@ -72,7 +72,7 @@ describe('backup and restore', () => {
     const url = `sqlite:${join(dir, 'db.sqlite')}`;
     const setup = await openStorage(url);
     await migrateToLatest(setup.db);
-    const person = await createPerson(setup.db);
+    const person = await createPerson(setup.store);
     await setup.close();
     // An integration (confidential: remembered consent makes its requests silent) and a second key.
     const created = await cli(url, [
@@ -198,7 +198,7 @@ describe('backup and restore', () => {
       () => dropSchema(schema),
     );
     const storage = await openStorage(databaseUrl);
-    const person = await createPerson(storage.db);
+    const person = await createPerson(storage.store);
     await storage.close();
     const clientId = await registerClient(server.url, LOOPBACK);
     const before = await tokensViaPages(server.url, { id: clientId, redirect: LOOPBACK }, { person });

@@ -80,7 +80,7 @@ describe('a full disk on SQLite', { skip: problem && !CI ? problem : false }, ()
     };
     const setup = await openStorage(env.DATABASE_URL);
     await migrateToLatest(setup.db);
-    const person = await createPerson(setup.db, { school: 'disk-school' });
+    const person = await createPerson(setup.store, { school: 'disk-school' });
     await setup.close();
     const server = await startServer(env);
     t.after(() => server.stop());

@@ -71,7 +71,7 @@ describe('PostgreSQL goes away', { skip: PG_URL ? false : 'PostgreSQL not availa
     cleanup.push(() => cluster.close());
     const storage: Storage = await openStorage(cluster.databaseUrl);
     cleanup.push(() => storage.close());
-    const person = await createPerson(storage.db);
+    const person = await createPerson(storage.store);
     const clientId = await register(cluster.a.url);
     const servers = [cluster.a, cluster.b];
     const load = new Load({
@@ -232,7 +232,7 @@ describe('PostgreSQL goes away', { skip: PG_URL ? false : 'PostgreSQL not availa
     cleanup.push(() => server.stop());
     const storage = await openStorage(databaseUrl);
     cleanup.push(() => storage.close());
-    const person: Person = await createPerson(storage.db);
+    const person: Person = await createPerson(storage.store);
     const clientId = await register(server.url);
     const client = { id: clientId, redirect: REDIRECT };
     const tokens = await tokensViaPages(server.url, client, { person });

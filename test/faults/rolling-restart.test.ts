@@ -43,7 +43,7 @@ describe('a redeploy under load', { skip: PG_URL ? false : 'PostgreSQL not avail
     await Promise.all([start(0), start(1)]);
     const storage = await openStorage(databaseUrl);
     t.after(() => storage.close());
-    const person = await createPerson(storage.db);
+    const person = await createPerson(storage.store);
     const clientId = await registerClient(balancer.url, REDIRECT, 'Redeploy agent');
     const load = new Load({
       targets: [balancer.url],

@@ -102,7 +102,7 @@ describe('crash safety [sqlite]', () => {
     const env = { DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, DATA_DIR: dir };
     const storage = await openStorage(env.DATABASE_URL);
     await migrateToLatest(storage.db);
-    const person = await createPerson(storage.db);
+    const person = await createPerson(storage.store);
     await storage.close();
 
     const answered: Answered = { clients: new Set(), accessTokens: [], refreshTokens: new Map() };

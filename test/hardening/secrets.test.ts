@@ -32,7 +32,7 @@ for (const dialect of DIALECTS) {
         env: { LOG_LEVEL: 'debug', LOG_REQUESTS: 'all' },
         logStream: sink,
       });
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       await runEveryFlow(t.url, person, secrets);
     });
     after(() => t.close());

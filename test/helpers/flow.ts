@@ -3,7 +3,7 @@
  * real authorization code (token, userinfo, interop, API suites).
  *
  *   const t = await createTestApp(dialect, { listen: true });
- *   const person = await createPerson(t.ctx.db);                      // { account, email, password }
+ *   const person = await createPerson(t.ctx.store);                      // { account, email, password }
  *   const client = await insertTestClient(t.ctx.db);                   // a real `clients` row (public, loopback)
  *   const pkce = pkcePair();                                           // { verifier, challenge }
  *   const redirect = await authorizeViaPages({
@@ -32,6 +32,7 @@ import { createAccount } from '../../src/accounts/accounts.js';
 import { randomId } from '../../src/crypto/tokens.js';
 import { insertClient } from '../../src/storage/clients.repository.js';
 import type { Account, Client, ClientKind, Database } from '../../src/storage/schema.js';
+import type { Store } from '../../src/storage/store.js';
 
 export interface Person {
   readonly account: Account;
@@ -41,14 +42,14 @@ export interface Person {
 
 /** A fresh account (in a school of its own unless `school` names an existing one). */
 export async function createPerson(
-  db: Kysely<Database>,
+  store: Store,
   options: { email?: string; password?: string; name?: string; school?: string; now?: number } = {},
 ): Promise<Person> {
   const suffix = randomBytes(4).toString('hex');
   const email = options.email ?? `person-${suffix}@example.com`;
   const password = options.password ?? `correct horse ${suffix}`;
   const { account } = await createAccount(
-    db,
+    store,
     {
       email,
       password,

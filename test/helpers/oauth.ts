@@ -59,7 +59,7 @@ export async function createPerson(t: TestApp, name = 'Ada Lovelace'): Promise<A
   people += 1;
   const email = `person${people}-${randomBytes(4).toString('hex')}@example.com`;
   const { account } = await createAccount(
-    t.ctx.db,
+    t.ctx.store,
     {
       email,
       name,

@@ -65,7 +65,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       t = await createTestApp(dialect);
       demo = await seedDemo(t);
-      const other = await createPerson(t.ctx.db, { now: t.clock.now() });
+      const other = await createPerson(t.ctx.store, { now: t.clock.now() });
       outsider = await mintAccessToken(t, { accountId: other.account.id, scopes: ALL_SCOPES });
       otherSlug = (await call(t, 'GET', '/api/v1/schools', { token: outsider })).json().items[0].slug;
     });

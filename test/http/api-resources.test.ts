@@ -15,7 +15,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       t = await createTestApp(dialect);
       demo = await seedDemo(t);
-      const person = await createPerson(t.ctx.db, { school: 'demo', now: t.clock.now() });
+      const person = await createPerson(t.ctx.store, { school: 'demo', now: t.clock.now() });
       admin = await mintAccessToken(t, { accountId: person.account.id, scopes: ALL_SCOPES });
     });
     after(() => t.close());
@@ -60,7 +60,7 @@ for (const dialect of DIALECTS) {
 
     it('GET /api/v1/account lists the memberships by school slug', async () => {
       const now = t.clock.now();
-      const person = await createPerson(t.ctx.db, { school: `zz-${dialect}`, now });
+      const person = await createPerson(t.ctx.store, { school: `zz-${dialect}`, now });
       // Ids in the reverse order of the slugs: the order rows come in is not the answer's.
       for (const [id, slug] of [
         ['sch_order_3', `aa-${dialect}`],
@@ -125,7 +125,7 @@ for (const dialect of DIALECTS) {
 
     it('GET /api/v1/account answers each change of the person, a membership or a school at once', async () => {
       const now = t.clock.now();
-      const person = await createPerson(t.ctx.db, { school: 'demo', now });
+      const person = await createPerson(t.ctx.store, { school: 'demo', now });
       const token = await mintAccessToken(t, { accountId: person.account.id, scopes: ALL_SCOPES });
       const me = async () => (await call(t, 'GET', '/api/v1/account', { token })).json();
       const schools = async () =>
@@ -246,7 +246,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('a reference to another school’s row is refused, naming the field', async () => {
-      const other = await createPerson(t.ctx.db, { now: t.clock.now() });
+      const other = await createPerson(t.ctx.store, { now: t.clock.now() });
       const otherToken = await mintAccessToken(t, { accountId: other.account.id, scopes: ALL_SCOPES });
       const slug = (await call(t, 'GET', '/api/v1/schools', { token: otherToken })).json().items[0].slug;
       const foreign = await call(t, 'POST', `/api/v1/schools/${slug}/students`, {

@@ -145,7 +145,7 @@ for (const dialect of DIALECTS) {
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), 'text/markdown; charset=utf-8');
       markdown = (await res.text()).replaceAll('127.0.0.1:8765', `127.0.0.1:${await freePort()}`);
-      person = await createPerson(t.ctx.db, { now: t.clock.now() });
+      person = await createPerson(t.ctx.store, { now: t.clock.now() });
     });
     after(() => t.close());
 

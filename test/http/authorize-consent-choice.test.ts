@@ -111,7 +111,7 @@ for (const dialect of DIALECTS) {
     it('shows a ticked box per requested scope, its value the scope code; openid ticked and disabled', async () => {
       const { html } = await consentPage(
         new Browser(t.url),
-        await createPerson(t.ctx.db),
+        await createPerson(t.ctx.store),
         'openid courses:read courses:write',
       );
       assert.deepEqual(boxes(html), [
@@ -127,7 +127,7 @@ for (const dialect of DIALECTS) {
     it('no Read only button when the request does not mix read and write', async () => {
       const { form } = await consentPage(
         new Browser(t.url),
-        await createPerson(t.ctx.db),
+        await createPerson(t.ctx.store),
         'openid courses:read',
       );
       assert.deepEqual(
@@ -137,7 +137,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('issues exactly what was ticked: the token response says so and an unticked scope answers 403 insufficient_scope', async () => {
-      const other = await createPerson(t.ctx.db);
+      const other = await createPerson(t.ctx.store);
       const browser = new Browser(t.url);
       const { form, pkce } = await consentPage(browser, other, 'openid profile account:read account:write');
       const res = await browser.post(form.action, {
@@ -163,7 +163,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('Read only allows the ticked scopes that do not change data', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const browser = new Browser(t.url);
       const { form, pkce } = await consentPage(
         browser,
@@ -176,7 +176,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('openid cannot be unticked: it is granted when requested even if the form leaves it out', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const browser = new Browser(t.url);
       const { form, pkce } = await consentPage(browser, person, 'openid email');
       const res = await browser.post(form.action, { ...form.fields, grant_scope: '', decision: 'allow' });
@@ -185,7 +185,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('a forged form that ticks a scope the app did not ask for allows nothing (400 page, no code, no consent)', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const browser = new Browser(t.url);
       const { form } = await consentPage(browser, person, 'openid courses:read');
       const res = await browser.post(form.action, {
@@ -206,7 +206,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('nothing ticked (openid not requested): the page again, 400, saying so; nothing granted', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const browser = new Browser(t.url);
       const { form } = await consentPage(browser, person, 'courses:read courses:write');
       const { grant_scope: _, ...untouched } = form.fields;
@@ -231,7 +231,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('asking again for more shows what is already allowed apart and asks only about the new scopes; the grant is the union', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const browser = new Browser(t.url);
       const first = await consentPage(browser, person, 'openid courses:read');
       const allowed = await browser.post(first.form.action, { ...first.form.fields, decision: 'allow' });
@@ -256,7 +256,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('Read only on a step-up keeps what was allowed before and adds only the new read scopes', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const browser = new Browser(t.url);
       const first = await consentPage(browser, person, 'openid courses:write');
       await browser.post(first.form.action, { ...first.form.fields, decision: 'allow' });
@@ -270,7 +270,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('confidential client: remembered consent covers only the scopes the person ticked', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const browser = new Browser(t.url);
       const first = await consentPage(
         browser,

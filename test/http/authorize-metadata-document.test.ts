@@ -37,7 +37,7 @@ for (const dialect of DIALECTS) {
         listen: true,
         env: { CLIENT_METADATA_CA_FILE: testCa().caFile, METRICS_TOKEN },
       });
-      person = await createPerson(t.ctx.db, { now: t.clock.now() });
+      person = await createPerson(t.ctx.store, { now: t.clock.now() });
     });
     after(async () => {
       await t?.close();

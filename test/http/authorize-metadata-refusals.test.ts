@@ -277,7 +277,7 @@ for (const dialect of DIALECTS) {
           scope: 'openid',
           code_challenge: pkce.challenge,
         };
-        const person = await createPerson(listening.ctx.db, { now: listening.clock.now() });
+        const person = await createPerson(listening.ctx.store, { now: listening.clock.now() });
         const redirect = await authorizeViaPages({
           baseUrl: listening.url,
           params,

@@ -34,7 +34,7 @@ for (const dialect of DIALECTS) {
         redirectUris: ['http://127.0.0.1/callback'],
         confidential: true,
       });
-      person = await createPerson(t.ctx.db);
+      person = await createPerson(t.ctx.store);
     });
     after(() => t.close());
 
@@ -99,7 +99,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('Deny redirects with access_denied, state and iss, and issues nothing', async () => {
-      const other = await createPerson(t.ctx.db);
+      const other = await createPerson(t.ctx.store);
       const url = await authorizeViaPages({
         baseUrl: t.url,
         params: params(),
@@ -220,7 +220,7 @@ for (const dialect of DIALECTS) {
 
     it('a wrong password and an unknown email fail with the same message; a disabled account cannot sign in', async () => {
       const texts: string[] = [];
-      const disabled = await createPerson(t.ctx.db);
+      const disabled = await createPerson(t.ctx.store);
       await updateAccount(t.ctx.db, disabled.account.id, { disabled: 1 }, t.clock.now());
       for (const [email, password] of [
         [person.email, 'wrong password!'],
@@ -261,7 +261,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('accepts offline_access and ignores it: not on the consent page, not granted, not remembered (OIDC Core §11)', async () => {
-      const other = await createPerson(t.ctx.db);
+      const other = await createPerson(t.ctx.store);
       const browser = new Browser(t.url);
       const p = params({ scope: 'openid offline_access courses:read' });
       const first = await browser.get(authorizeUrl(p));

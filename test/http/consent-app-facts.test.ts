@@ -26,7 +26,7 @@ for (const dialect of DIALECTS) {
     after(() => t.close());
 
     async function consentHtml(clientId: string, redirectUri: string): Promise<string> {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const browser = new Browser(t.url);
       const url = `/oauth/authorize?${new URLSearchParams({
         response_type: 'code',

@@ -21,7 +21,7 @@ describe('/metrics counts the device authorization grant (RFC 8628)', () => {
         grant_types: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT],
       })
     ).client_id;
-    person = await createPerson(t.ctx.db);
+    person = await createPerson(t.ctx.store);
   });
   after(() => t.close());
 

@@ -18,7 +18,7 @@ for (const dialect of DIALECTS) {
           grant_types: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT],
         })
       ).client_id;
-      person = await createPerson(t.ctx.db);
+      person = await createPerson(t.ctx.store);
     });
     after(() => t.close());
 

@@ -52,7 +52,7 @@ for (const dialect of DIALECTS) {
         .execute();
 
     it('apps of one name are told apart; one button revokes every self-registered app of that name, and only those', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const browser = new Browser(t.url);
       const base = Date.UTC(2031, 4, 6) / 1000;
       const agents = [];
@@ -85,7 +85,7 @@ for (const dialect of DIALECTS) {
       );
       assert.deepEqual(ids.sort(), agents.map((a) => a.id).sort());
 
-      const stranger = await createPerson(t.ctx.db);
+      const stranger = await createPerson(t.ctx.store);
       await grant(agents[0]!, stranger, new Browser(t.url));
       const res = await browser.post('/account/apps/revoke', [
         ['csrf_token', all.fields.csrf_token!],
@@ -103,7 +103,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('Sign out comes first on the page', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const browser = new Browser(t.url);
       await grant(await insertTestClient(t.ctx.db, { name: 'Solo' }), person, browser);
       const forms = readForms(await (await browser.get('/account/apps')).text());
@@ -115,7 +115,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('from 8 apps on a search finds apps by name or ID; with fewer there is no search box', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const browser = new Browser(t.url);
       const clients = [];
       for (let i = 0; i < 7; i++) {

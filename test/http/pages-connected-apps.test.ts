@@ -36,7 +36,7 @@ for (const dialect of DIALECTS) {
         name: 'Partner Shop',
         redirectUris: [PARTNER],
       });
-      person = await createPerson(t.ctx.db);
+      person = await createPerson(t.ctx.store);
       browser = new Browser(t.url);
     });
     after(() => t.close());
@@ -115,7 +115,7 @@ for (const dialect of DIALECTS) {
       await grant(cli, LOOPBACK, 'openid courses:read');
       await grant(cli, LOOPBACK, 'orders:read');
       await grant(partner, PARTNER, 'school:read');
-      const stranger = await createPerson(t.ctx.db);
+      const stranger = await createPerson(t.ctx.store);
       const strangerApp = await insertTestClient(t.ctx.db, { name: 'Stranger App' });
       await grant(strangerApp, LOOPBACK, 'openid', stranger, new Browser(t.url));
       const lastUsed = Date.UTC(2031, 4, 6, 7, 8) / 1000;
@@ -252,7 +252,7 @@ for (const dialect of DIALECTS) {
     }
 
     it('an app whose tokens were all revoked stays listed while its consent would let it back in; Revoke forgets it', async () => {
-      const who = await createPerson(t.ctx.db);
+      const who = await createPerson(t.ctx.store);
       const b = new Browser(t.url);
       const desktop = await registerConfidential(t, {
         client_name: 'Grades Desktop',

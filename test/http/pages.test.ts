@@ -43,7 +43,7 @@ for (const dialect of DIALECTS) {
         name: '<b>Maths</b> & "CLI"',
         redirectUris: ['http://127.0.0.1/callback'],
       });
-      person = await createPerson(t.ctx.db);
+      person = await createPerson(t.ctx.store);
     });
     after(() => t.close());
 
@@ -172,7 +172,7 @@ for (const dialect of DIALECTS) {
         ),
         text,
       );
-      const second = await createPerson(t.ctx.db, { school: membership!.slug });
+      const second = await createPerson(t.ctx.store, { school: membership!.slug });
       await t.ctx.db
         .insertInto('schools')
         .values({
@@ -232,7 +232,7 @@ for (const dialect of DIALECTS) {
       assert.equal(readForm(signIn).fields.step, 'signin');
       assert.equal(readForm(signIn).fields.client_id, client.id);
       assert.equal(browser.cookies.has('schoolauth_session'), false, 'the session cookie is cleared');
-      const other = await createPerson(t.ctx.db);
+      const other = await createPerson(t.ctx.store);
       const next = await browser.post(readForm(signIn).action, {
         ...readForm(signIn).fields,
         email: other.email,
@@ -313,7 +313,7 @@ for (const dialect of DIALECTS) {
       assert.equal(res.status, 403);
       assert.equal(res.headers.get('location'), null);
       // Another person's valid token does not open this person's consent.
-      const otherPerson = await createPerson(t.ctx.db);
+      const otherPerson = await createPerson(t.ctx.store);
       const other = new Browser(t.url);
       const otherForm = readForm(await (await other.get(authorizeUrl())).text());
       const consent = readForm(
@@ -399,7 +399,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('a session ends when its account is disabled', async () => {
-      const someone = await createPerson(t.ctx.db);
+      const someone = await createPerson(t.ctx.store);
       const browser = new Browser(t.url);
       const form = readForm(await (await browser.get('/signin')).text());
       await browser.post(form.action, { ...form.fields, email: someone.email, password: someone.password });
@@ -488,7 +488,7 @@ for (const dialect of DIALECTS) {
     after(() => t.close());
 
     it('cookies are Secure with the __Host- prefix', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const page = await t.app.inject({ method: 'GET', url: '/signin' });
       const signinCookie = page.cookies.find((c) => c.name === '__Host-schoolauth_signin')!;
       assert.ok(signinCookie, 'pre-session CSRF cookie');

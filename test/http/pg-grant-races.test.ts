@@ -56,7 +56,7 @@ describe('refresh, revocation, Connected apps Revoke and reuse of one grant at o
 
   /** Signs the person in through the pages of A and reads Connected apps' CSRF token. */
   async function lane(): Promise<Lane> {
-    const person = await createPerson(a.ctx.db);
+    const person = await createPerson(a.ctx.store);
     const browser = new Browser(a.url);
     const signIn = await browser.get('/signin?return_to=%2Faccount%2Fapps');
     const form = readForms(await signIn.text()).find((f) => f.fields.csrf_token !== undefined)!;

@@ -131,7 +131,7 @@ for (const dialect of DIALECTS) {
     after(() => t.close());
 
     it('a burst of 40 concurrent wrong passwords gets RATE_LIMIT_SIGNIN password checks; the rest are throttled at once', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const answers = await burst(t, person.email, ['127.0.1.1'], 40);
       assert.equal(answers.filter((a) => a.response.status === 200).length, LIMIT);
       for (const a of answers.filter((a) => a.response.status !== 200)) assertThrottled(a.response, a.text);
@@ -141,7 +141,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('a right password inside a burst is checked only within the limit; past it, it does not sign in', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const wrong = await Promise.all(Array.from({ length: 30 }, () => browserAt(t, '127.0.2.1')));
       const right = await browserAt(t, '127.0.2.2');
       const answers = await Promise.all([
@@ -161,7 +161,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('bursts from several addresses are limited per account', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const ips = ['127.0.3.1', '127.0.3.2', '127.0.3.3', '127.0.3.4'];
       const answers = await burst(t, person.email, ips, 40);
       assert.equal(answers.filter((a) => a.response.status === 200).length, LIMIT);
@@ -175,7 +175,7 @@ for (const dialect of DIALECTS) {
       const browsers = await Promise.all(Array.from({ length: 24 }, () => browserAt(t, ip)));
       await Promise.all(browsers.map((b, i) => b.signIn(`nobody-${i}@example.com`, WRONG)));
       assert.equal(await checks(t, { ip }), LIMIT);
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const blocked = await (await browserAt(t, ip)).signIn(person.email, person.password);
       assertThrottled(blocked, await blocked.text());
       const elsewhere = await (await browserAt(t, '127.0.4.2')).signIn(person.email, person.password);
@@ -194,7 +194,7 @@ for (const dialect of DIALECTS) {
     it('a burst at a person’s account from an address that is blocked does not lock the account: the person signs in from elsewhere', async () => {
       const ip = '127.0.4.4';
       assert.deepEqual(await madeUpEmails(t, ip, 'blocker-b-', LIMIT), Array(LIMIT).fill(200));
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const answers = await burst(t, person.email, [ip], 40);
       for (const a of answers) assertThrottled(a.response, a.text);
       const elsewhere = await (await browserAt(t, '127.0.4.5')).signIn(person.email, person.password);
@@ -210,7 +210,7 @@ for (const dialect of DIALECTS) {
     }
 
     it('a browser that signed in before keeps its allowance while untrusted browsers are locked out', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const owner = await trustedBrowser(person, '127.0.5.1');
       await burst(t, person.email, ['127.0.5.2', '127.0.5.3'], 40);
       const stranger = await (await browserAt(t, '127.0.5.4')).signIn(person.email, person.password);
@@ -234,7 +234,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('the device cookie is HttpOnly, SameSite=Lax, Path=/, long-lived, and holds no secret of the account', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const owner = await browserAt(t, '127.0.6.1');
       const res = await owner.signIn(person.email, person.password);
       const line = res.headers.getSetCookie().find((c) => c.startsWith('schoolauth_device='))!;
@@ -252,8 +252,8 @@ for (const dialect of DIALECTS) {
     });
 
     it('a forged, altered or other account’s device cookie gives no allowance', async () => {
-      const person = await createPerson(t.ctx.db);
-      const other = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
+      const other = await createPerson(t.ctx.store);
       const owner = await trustedBrowser(person, '127.0.7.1');
       const otherBrowser = await trustedBrowser(other, '127.0.7.2');
       await burst(t, person.email, ['127.0.7.3'], 20);
@@ -278,7 +278,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('a trusted browser that keeps failing is locked out itself; the owner’s other browsers are not', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const laptop = await trustedBrowser(person, '127.0.8.1');
       const phone = await trustedBrowser(person, '127.0.8.2');
       await burst(t, person.email, ['127.0.8.3'], 20);
@@ -298,7 +298,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('a device cookie stops counting as trusted after its lifetime (180 days)', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const owner = await trustedBrowser(person, '127.0.9.1');
       t.clock.advance(180 * 24 * 3600);
       await burst(t, person.email, ['127.0.9.2'], 10);
@@ -318,7 +318,7 @@ for (const dialect of DIALECTS) {
     after(() => t.close());
 
     it('with every check slot and queue place taken, a sign-in is answered 429 with Retry-After at once and counts nothing', async () => {
-      const people = await Promise.all(Array.from({ length: 24 }, () => createPerson(t.ctx.db)));
+      const people = await Promise.all(Array.from({ length: 24 }, () => createPerson(t.ctx.store)));
       const browsers = await Promise.all(people.map((_, i) => browserAt(t, `127.0.10.${i + 1}`)));
       const answers = await Promise.all(browsers.map((b, i) => b.signIn(people[i]!.email, WRONG)));
       const busy = answers.flatMap((res, i) => (res.status === 429 ? [i] : []));
@@ -336,7 +336,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('while checks are held up, a flood is answered busy without a check, and a person signs in as soon as they free up', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const held = holdPasswordChecks(t, 2); // SIGNIN_CONCURRENCY 1 + SIGNIN_QUEUE 1
       const attacker = new Browser(t.url);
       const form = readForm(await (await attacker.get('/signin')).text());
@@ -387,7 +387,7 @@ for (const dialect of DIALECTS) {
     after(() => t.close());
 
     it('is Secure with the __Host- prefix, and is read back under that name', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const page = await t.app.inject({ method: 'GET', url: '/signin' });
       const signin = page.cookies.find((c) => c.name === '__Host-schoolauth_signin')!;
       const form = readForm(page.body);

@@ -129,7 +129,7 @@ describe('interop: Debian apache2 with libapache2-mod-auth-openidc and libapache
   let rp: Client;
   before(async () => {
     server = await startLoggedServer();
-    person = await createPerson(server.t.ctx.db);
+    person = await createPerson(server.t.ctx.store);
     const port = await freePort();
     site = `http://127.0.0.1:${port}`;
     // The relying party registers its callback with the secret method of RFC 7591's default.

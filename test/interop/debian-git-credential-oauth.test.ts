@@ -30,7 +30,7 @@ describe('interop: Debian git-credential-oauth', {
   let home: string;
   before(async () => {
     server = await startLoggedServer();
-    person = await createPerson(server.t.ctx.db);
+    person = await createPerson(server.t.ctx.store);
     home = mkdtempSync(join(tmpdir(), 'schoolauth-git-credential-oauth-'));
   });
   after(async () => {

@@ -52,7 +52,7 @@ describe('interop: Debian golang-golang-x-oauth2-dev + golang-github-coreos-go-o
   before(async () => {
     directory = mkdtempSync(join(tmpdir(), 'schoolauth-go-'));
     [binary, server] = await Promise.all([buildCli(directory), startLoggedServer()]);
-    person = await createPerson(server.t.ctx.db);
+    person = await createPerson(server.t.ctx.store);
   });
   after(async () => {
     await server?.close();

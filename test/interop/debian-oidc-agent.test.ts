@@ -39,7 +39,7 @@ describe('interop: Debian oidc-agent-cli', { skip: debianSkip(['oidc-agent-cli']
     // Console mode (-d): the agent stays this test's child process.
     agent = new ClientProcess('/usr/bin/oidc-agent', ['-d', '-a', socket], { env, timeoutMs: 90_000 });
     server = await startLoggedServer();
-    person = await createPerson(server.t.ctx.db);
+    person = await createPerson(server.t.ctx.store);
     for (let i = 0; i < 100 && !existsSync(socket); i++) await new Promise((r) => setTimeout(r, 50));
   });
   after(async () => {

@@ -43,7 +43,7 @@ describe('interop: Debian python3-authlib and python3-requests-oauthlib', {
   let person: Person;
   before(async () => {
     server = await startLoggedServer();
-    person = await createPerson(server.t.ctx.db);
+    person = await createPerson(server.t.ctx.store);
   });
   after(() => server.close());
 

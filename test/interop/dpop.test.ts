@@ -33,7 +33,7 @@ for (const dialect of DIALECTS) {
       let person: Person;
       before(async () => {
         t = await createTestApp(dialect, { listen: true, env: { DPOP_NONCES: nonces } });
-        person = await createPerson(t.ctx.db);
+        person = await createPerson(t.ctx.store);
       });
       after(() => t.close());
 

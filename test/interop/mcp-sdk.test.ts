@@ -81,7 +81,7 @@ for (const dialect of DIALECTS) {
     after(() => t.close());
 
     it('from the base URL alone: discover, register, authorize, tokens bound to the resource, API call', async () => {
-      const person = await createPerson(t.ctx.db, { now: t.clock.now() });
+      const person = await createPerson(t.ctx.store, { now: t.clock.now() });
       const provider = new AgentProvider();
       assert.equal(
         await auth(provider, { serverUrl: t.url, scope: 'openid account:read courses:read' }),
@@ -155,7 +155,7 @@ for (const dialect of DIALECTS) {
       const url = docs.url('/mcp/client-metadata.json');
       const provider = new MetadataDocumentAgent(url);
       docs.route('/mcp/client-metadata.json', json({ client_id: url, ...provider.clientMetadata }));
-      const person = await createPerson(t.ctx.db, { now: t.clock.now() });
+      const person = await createPerson(t.ctx.store, { now: t.clock.now() });
       assert.equal(await auth(provider, { serverUrl: t.url, scope: 'openid account:read' }), 'REDIRECT');
       assert.equal(provider.client?.client_id, url, 'the URL is the client_id');
       const registered = await t.ctx.db
@@ -222,7 +222,7 @@ describe('MCP SDK client authorization in a real browser', {
   });
 
   it('with the scopes the resource advertises: sign in and Allow in Chromium, then call the API', async () => {
-    const person = await createPerson(t.ctx.db, { now: t.clock.now() });
+    const person = await createPerson(t.ctx.store, { now: t.clock.now() });
     const provider = new AgentProvider(redirectUri);
     // No scope given: the SDK asks for the protected resource's scopes_supported (all 38).
     assert.equal(await auth(provider, { serverUrl: t.url }), 'REDIRECT');

@@ -19,7 +19,7 @@ for (const dialect of DIALECTS) {
     let person: Person;
     before(async () => {
       t = await createTestApp(dialect, { listen: true });
-      person = await createPerson(t.ctx.db);
+      person = await createPerson(t.ctx.store);
     });
     after(() => t.close());
 

@@ -19,7 +19,7 @@ for (const dialect of DIALECTS) {
     let person: Person;
     before(async () => {
       t = await createTestApp(dialect, { listen: true });
-      person = await createPerson(t.ctx.db, { name: 'Ada Lovelace' });
+      person = await createPerson(t.ctx.store, { name: 'Ada Lovelace' });
     });
     after(() => t.close());
 

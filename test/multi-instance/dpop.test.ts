@@ -25,7 +25,7 @@ describe('DPoP on two instances of one PostgreSQL', {
   before(async () => {
     cluster = await startCluster({ DPOP_NONCES: 'on' });
     storage = await openStorage(cluster.databaseUrl);
-    person = await createPerson(storage.db);
+    person = await createPerson(storage.store);
     client = { id: await registerClient(cluster.a.url, REDIRECT, 'DPoP agent'), redirect: REDIRECT };
     key = await dpopKey();
   });

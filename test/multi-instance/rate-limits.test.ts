@@ -86,7 +86,7 @@ describe('rate limits shared by two instances', { skip: PG_URL ? false : 'Postgr
       .set({ secret_hash: hashSecret(secret) })
       .where('id', '=', client.id)
       .execute();
-    const person = await createPerson(storage.db);
+    const person = await createPerson(storage.store);
     const own = (at: string) => new Browser(at, '127.0.0.4');
     const pkce = pkcePair();
     const redirect = await authorizeViaPages({

@@ -31,7 +31,7 @@ describe('two instances on one PostgreSQL', { skip: PG_URL ? false : 'PostgreSQL
   before(async () => {
     cluster = await startCluster(ROTATION_ENV);
     storage = await openStorage(cluster.databaseUrl);
-    person = await createPerson(storage.db);
+    person = await createPerson(storage.store);
     const registered = await fetch(`${cluster.a.url}/api/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -38,7 +38,7 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(registered.status, 201);
       const { client_id: clientId } = (await registered.json()) as { client_id: string };
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const browser = new Browser(t.url);
       const params = {
         client_id: clientId,

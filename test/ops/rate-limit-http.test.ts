@@ -129,7 +129,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('sign-in: RATE_LIMIT_SIGNIN failures, then 429 even with the right password', async () => {
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const browser = new Browser(t.url);
       const attempt = async (password: string) => {
         const form = readForm(await (await browser.get('/signin')).text());
@@ -151,7 +151,7 @@ for (const dialect of DIALECTS) {
 
     it('API: RATE_LIMIT_API per minute per access token; anonymous callers per IP', async () => {
       openWindow(t);
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const token = await mintAccessToken(t, { accountId: person.account.id, scopes: ['account:read'] });
       const other = await mintAccessToken(t, { accountId: person.account.id, scopes: ['account:read'] });
       const get = (bearer?: string) =>
@@ -169,7 +169,7 @@ for (const dialect of DIALECTS) {
 
     it('API: 1,500 made-up tokens count against the client IP and write no row; a valid token keeps its own allowance', async () => {
       openWindow(t);
-      const person = await createPerson(t.ctx.db);
+      const person = await createPerson(t.ctx.store);
       const valid = await mintAccessToken(t, { accountId: person.account.id, scopes: ['account:read'] });
       const get = (bearer: string) =>
         t.app.inject({

@@ -4,7 +4,6 @@
  */
 import { DEFAULT_JOIN_ROLE, joinSchool } from '../../accounts/accounts.js';
 import { recordAudit } from '../../audit/audit.js';
-import { updateAccount } from '../../storage/accounts.repository.js';
 import type { Role } from '../../storage/schema.js';
 import { defineCommand } from '../command.js';
 import { accountFailure, existingAccount, ROLES } from './account.js';
@@ -25,7 +24,7 @@ export const accountJoin = defineCommand({
     const account = await existingAccount(ctx, args.email!);
     const role = (args.role as Role | undefined) ?? DEFAULT_JOIN_ROLE;
     const now = ctx.now();
-    const slug = await joinSchool(ctx.db, account, args.school!, role, now).then(
+    const slug = await joinSchool(ctx.store, account, args.school!, role, now).then(
       (joined) => joined.school.slug,
       (error: unknown) => {
         throw accountFailure(error);
@@ -54,7 +53,7 @@ export const accountEnable = defineCommand({
       return;
     }
     const now = ctx.now();
-    await updateAccount(ctx.db, account.id, { disabled: 0 }, now);
+    await ctx.store.accounts.update(account.id, { disabled: 0 }, now);
     await recordAudit(ctx.store, { kind: 'account.enabled', accountId: account.id }, now);
     io.stdout(
       `enabled ${account.email}: it can sign in again (the sessions and tokens revoked when it was disabled stay revoked)\n`,

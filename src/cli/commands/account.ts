@@ -8,17 +8,7 @@ import {
 } from '../../accounts/accounts.js';
 import { recordAudit } from '../../audit/audit.js';
 import { hashPassword, passwordProblem } from '../../crypto/password.js';
-import {
-  findAccountByEmail,
-  findSchoolBySlug,
-  listAccounts,
-  listMemberships,
-  updateAccount,
-} from '../../storage/accounts.repository.js';
-import { forgetAllAppsWithin } from '../../storage/connected-apps.repository.js';
-import { revokeAccountGrantsWithin } from '../../storage/grants.repository.js';
 import type { Role } from '../../storage/schema.js';
-import { inTransaction } from '../../storage/transaction.js';
 import {
   type CliIo,
   CommandError,
@@ -59,7 +49,7 @@ export async function existingAccount(ctx: Parameters<typeof accountList.run>[0]
   } catch (error) {
     throw accountFailure(error);
   }
-  const account = await findAccountByEmail(ctx.db, normalised);
+  const account = await ctx.store.accounts.findByEmail(normalised);
   if (!account) throw new CommandError(`no account with email ${normalised}`);
   return account;
 }
@@ -87,7 +77,7 @@ export const accountCreate = defineCommand({
     },
   },
   async run(ctx, args, io) {
-    if (args['school-name'] === undefined && !(await findSchoolBySlug(ctx.db, args.school!))) {
+    if (args['school-name'] === undefined && !(await ctx.store.school.find(args.school!))) {
       throw new UsageError(
         `school "${args.school}" does not exist yet; to create it with this account as its owner, add --school-name "<display name>"`,
       );
@@ -95,7 +85,7 @@ export const accountCreate = defineCommand({
     const password = await passwordFromStdin(io, 'account create');
     try {
       const { account, school, schoolCreated, role } = await createAccount(
-        ctx.db,
+        ctx.store,
         {
           email: args.email!,
           name: args.name!,
@@ -132,7 +122,10 @@ export const accountList = defineCommand({
   summary: 'List accounts with their role in each school',
   options: {},
   async run(ctx, _args, io) {
-    const [rows, memberships] = await Promise.all([listAccounts(ctx.db), listMemberships(ctx.db)]);
+    const [rows, memberships] = await Promise.all([
+      ctx.store.accounts.list(),
+      ctx.store.accounts.listMemberships(),
+    ]);
     const schools = new Map<string, string[]>();
     for (const m of memberships) {
       schools.set(m.account_id, [...(schools.get(m.account_id) ?? []), `${m.slug} (${m.role})`]);
@@ -159,13 +152,7 @@ export const accountDisable = defineCommand({
   async run(ctx, args, io) {
     const account = await existingAccount(ctx, args.email!);
     const now = ctx.now();
-    // Run again after a deadlock or serialization failure (inTransaction).
-    await inTransaction(ctx.db, async (trx) => {
-      await updateAccount(trx, account.id, { disabled: 1 }, now);
-      await trx.deleteFrom('sessions').where('account_id', '=', account.id).execute();
-      // Grant first, as every write to a grant's rows (docs/security.md "Lock order").
-      await revokeAccountGrantsWithin(trx, account.id, now);
-    });
+    await ctx.store.accounts.disable(account.id, now);
     await recordAudit(ctx.store, { kind: 'account.disabled', accountId: account.id }, now);
     io.stdout(`disabled ${account.email}; its sessions and tokens were revoked\n`);
   },
@@ -194,16 +181,7 @@ export const accountResetPassword = defineCommand({
     const passwordHash = await hashPassword(password);
     const now = ctx.now();
     const keepApps = args['keep-apps'] === true;
-    // Run again after a deadlock or serialization failure (inTransaction).
-    const ended = await inTransaction(ctx.db, async (trx) => {
-      await updateAccount(trx, account.id, { password_hash: passwordHash }, now);
-      const sessions = await trx
-        .deleteFrom('sessions')
-        .where('account_id', '=', account.id)
-        .executeTakeFirst();
-      const apps = keepApps ? undefined : await forgetAllAppsWithin(trx, account.id, now);
-      return { sessions: Number(sessions.numDeletedRows), apps };
-    });
+    const ended = await ctx.store.accounts.resetPassword(account.id, passwordHash, now, keepApps);
     await recordAudit(
       ctx.store,
       {

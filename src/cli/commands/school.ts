@@ -1,5 +1,4 @@
 import { createSchool } from '../../accounts/accounts.js';
-import { listSchools } from '../../storage/accounts.repository.js';
 import { defineCommand, isoTime, table } from '../command.js';
 import { accountFailure } from './account.js';
 
@@ -16,7 +15,7 @@ export const schoolCreate = defineCommand({
   },
   async run(ctx, args, io) {
     try {
-      const school = await createSchool(ctx.db, { slug: args.slug!, name: args.name! }, ctx.now());
+      const school = await createSchool(ctx.store, { slug: args.slug!, name: args.name! }, ctx.now());
       io.stdout(`created school ${school.slug} (${school.id})\n`);
     } catch (error) {
       throw accountFailure(error);
@@ -29,7 +28,7 @@ export const schoolList = defineCommand({
   summary: 'List schools',
   options: {},
   async run(ctx, _args, io) {
-    const rows = await listSchools(ctx.db);
+    const rows = await ctx.store.school.list();
     io.stdout(
       table(rows.map((s) => ({ slug: s.slug, name: s.name, id: s.id, created: isoTime(s.created_at) }))),
     );

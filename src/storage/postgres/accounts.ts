@@ -2,10 +2,10 @@
 import type { Kysely } from 'kysely';
 import { accountWithMemberships } from '../account-memberships.repository.js';
 import { findAccountById } from '../accounts.repository.js';
-import type { Accounts } from '../contract/accounts.js';
+import type { AccountReads } from '../contract/accounts.js';
 import type { Database } from '../schema.js';
 
-export function postgresAccounts(db: Kysely<Database>): Accounts {
+export function postgresAccounts(db: Kysely<Database>): AccountReads {
   const withMemberships = (accountId: string) => accountWithMemberships.all(db, accountId);
   return {
     findById: (accountId) => findAccountById(db, accountId),

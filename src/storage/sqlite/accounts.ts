@@ -4,10 +4,10 @@
  */
 import { accountWithMemberships } from '../account-memberships.repository.js';
 import { findAccountById } from '../accounts.repository.js';
-import type { Accounts } from '../contract/accounts.js';
+import type { AccountReads } from '../contract/accounts.js';
 import type { SqliteConnection } from './connection.js';
 
-export function sqliteAccounts(connection: SqliteConnection): Accounts {
+export function sqliteAccounts(connection: SqliteConnection): AccountReads {
   const rowsOf = (accountId: string) =>
     connection.read((sql) => accountWithMemberships.allNow(sql, accountId));
   return {

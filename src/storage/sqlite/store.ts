@@ -1,5 +1,8 @@
 /** The store contract (../store.ts) on SQLite: each operation one synchronous transaction (connection.ts). */
+
+import { accountAdminSection } from '../account-admin-section.js';
 import { addToWindows } from '../rate-limit-windows.repository.js';
+import { schoolSection } from '../school-section.js';
 import { auditSection, consentsSection, signingKeysSection, tokensSection } from '../shared-sections.js';
 import type { Store } from '../store.js';
 import { sqliteAccounts } from './accounts.js';
@@ -15,7 +18,7 @@ import { sqliteRevocation } from './revocation.js';
 export function sqliteStore(connection: SqliteConnection): Store {
   const db = connection.db;
   const store: Store = {
-    accounts: sqliteAccounts(connection),
+    accounts: { ...sqliteAccounts(connection), ...accountAdminSection(db) },
     audit: auditSection(db),
     bearerTokens: sqliteBearerTokens(connection),
     clients: sqliteClients(connection),
@@ -27,6 +30,7 @@ export function sqliteStore(connection: SqliteConnection): Store {
     issuance: sqliteIssuance(connection),
     rateLimitWindows: { shared: false, add: (increments) => addToWindows(db, increments) },
     revocation: sqliteRevocation(connection),
+    school: schoolSection(db),
     signingKeys: signingKeysSection(db),
     tokens: tokensSection(db),
     // Each operation is a transaction of its own, which runs whole before any other: one around

@@ -1,25 +1,18 @@
 /**
- * The generic queries behind every family: list a page, get, insert, update, delete, always
- * inside one school (and one parent row for nested families). Kysely sees the family tables
- * through a dynamic view because the table is chosen by the definition at run time.
+ * The generic queries behind every family of the school API: list a page, get, insert, update,
+ * delete, always inside one school (and one parent row for nested families). Kysely sees the
+ * family tables through a dynamic view because the table is chosen by the family at run time.
  */
 import type { Kysely } from 'kysely';
-import type { Database } from '../storage/schema.js';
-import type { FamilyDefinition } from './define.js';
+import type { ApiTableName } from './api-schema.js';
+import type { FamilyTable, Row, RowScope as Scope } from './contract/school.js';
+import type { Database } from './schema.js';
 
-export type Row = Record<string, string | number | null>;
+type FamilyDefinition = FamilyTable;
 type DynamicDb = Record<string, Row>;
 
 function dyn(db: Kysely<Database>): Kysely<DynamicDb> {
   return db as unknown as Kysely<DynamicDb>;
-}
-
-/** Where an item lives: its school and, for nested families, its parent row. */
-export interface Scope {
-  readonly schoolId: string;
-  readonly parentId?: string;
-  /** Only rows anonymous readers may see. */
-  readonly publicOnly: boolean;
 }
 
 function scoped(db: Kysely<Database>, def: FamilyDefinition, scope: Scope) {
@@ -91,7 +84,7 @@ export async function deleteRow(
 /** Whether a row of `table` with this id exists in the school (and under the given parent). */
 export async function rowExists(
   db: Kysely<Database>,
-  table: string,
+  table: ApiTableName,
   schoolId: string,
   id: string,
   parent?: { column: string; id: string },

@@ -78,6 +78,14 @@ module.exports = {
       },
     },
     {
+      name: 'everything-through-the-store',
+      comment:
+        'Above src/storage/ the database is reached only through the store contract (ctx.store; src/storage/store.ts and contract/): never Kysely, never a repository. Add the operation to a section of the store and implement it in storage.',
+      severity: 'error',
+      from: { path: ABOVE_STORAGE },
+      to: { path: ['node_modules/kysely/', '^src/storage/.*\\.repository\\.ts$'] },
+    },
+    {
       name: 'http-plumbing-below-routes',
       severity: 'error',
       comment:

@@ -62,7 +62,6 @@ export async function bootstrap(
       config,
       storage,
       store: options.server ? storage.store : storage.maintenanceStore,
-      db: options.server ? storage.db : storage.maintenanceDb,
       keys,
       now,
       newDatabase,

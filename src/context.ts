@@ -1,8 +1,6 @@
-import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
 import type { KeyStore } from './signing-keys/key-store.js';
 import type { Storage } from './storage/connect.js';
-import type { Database } from './storage/schema.js';
 import type { Store } from './storage/store.js';
 
 /** What every route plugin is given: built once at start, shared by all requests. */
@@ -11,7 +9,6 @@ export interface AppContext {
   readonly storage: Storage;
   /** The database, through the store contract (storage/store.ts). */
   readonly store: Store;
-  readonly db: Kysely<Database>;
   readonly keys: KeyStore;
   /** Current time in epoch seconds; tests replace it to move through lifetimes. */
   readonly now: () => number;

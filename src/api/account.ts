@@ -5,7 +5,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { Principal } from '../resource-server/principal.js';
-import { updateAccount } from '../storage/accounts.repository.js';
 import type { AccountRow, MembershipRow } from '../storage/contract/accounts.js';
 import type { TokenAccountRow } from '../storage/contract/bearer-tokens.js';
 import { isoTime } from './codec.js';
@@ -137,7 +136,7 @@ export function accountRoutes(untyped: FastifyInstance, ctx: AppContext): void {
     },
     handler: async (request) => {
       const { accountId } = personOf(request);
-      await updateAccount(ctx.db, accountId, request.body, ctx.now());
+      await ctx.store.accounts.update(accountId, request.body, ctx.now());
       return readAccount(ctx, accountId);
     },
   });

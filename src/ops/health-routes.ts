@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import { unavailableError } from '../http/error-handler.js';
 import { whyUnavailable } from '../storage/unavailable.js';
@@ -9,7 +8,7 @@ const READY_WITHIN_MS = 2000;
 
 /** The probe, or a rejection once `ms` have passed (the probe itself ends within DATABASE_TIMEOUT). */
 function probe(ctx: AppContext, ms: number): Promise<unknown> {
-  const query = sql`select 1`.execute(ctx.db);
+  const query = ctx.store.upkeep.ping();
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new Error('timeout expired: the database did not answer /readyz')), ms);

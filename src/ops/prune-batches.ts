@@ -1,10 +1,7 @@
 /**
  * The pacing of a prune: statements of a fixed number of rows with a rest between them (prune.ts
- * says why), and the walk of a table by its primary key.
+ * says why), and the walk of a table by its primary key (the store's upkeep.page).
  */
-import type { Kysely } from 'kysely';
-import type { Database } from '../storage/schema.js';
-
 /** How one prune paces its statements. */
 export interface Pace {
   /** Rows per statement. */
@@ -46,28 +43,4 @@ export function walkDeleting(
     after = keys[keys.length - 1];
     return { handled: keys.length, deleted: keys.length > 0 ? await remove(keys) : 0 };
   });
-}
-
-export function deleted(result: { numDeletedRows: bigint }): number {
-  return Number(result.numDeletedRows);
-}
-
-/** The tables walked by key, and their text primary keys. */
-export type KeyedTable = 'sessions' | 'rate_limits' | 'signin_throttle' | 'grants' | 'clients';
-
-/** The next `rows` primary keys after `after`, in key order. */
-export async function pageOf(
-  db: Kysely<Database>,
-  table: KeyedTable,
-  key: string,
-  after: string | undefined,
-  rows: number,
-): Promise<string[]> {
-  // biome-ignore lint/suspicious/noExplicitAny: one text primary key, whichever table it belongs to
-  const q = (db as Kysely<any>).selectFrom(table).select(key).orderBy(key).limit(rows);
-  const found: Array<Record<string, string>> = await (after === undefined
-    ? q
-    : q.where(key, '>', after)
-  ).execute();
-  return found.map((row) => row[key] as string);
 }

@@ -4,14 +4,13 @@
  * rows, it deletes none; deleting an account or a client deletes its grants with them, by
  * cascade). So a grant is left with nothing only when a prune deleted its last code or token:
  * the prune collects the `grant_id`s of what it deletes (`DELETE … RETURNING`) and checks those
- * grants alone (`checkGrants`), with the conditions of the walk over the whole table
+ * grants alone (`checkGrants`), with the condition of the walk over the whole table
  * (`walkGrants`, the same statement). The walk is the safety net for what the targeted check
  * cannot see: a prune cut short between its deletes and its grant check (a crash, a failed
  * statement, a stopped server), rows deleted by hand or by an older version.
  */
-import type { Kysely } from 'kysely';
-import type { Database } from '../storage/schema.js';
-import { deleted, inBatches, type Pace, pageOf, walkDeleting } from './prune-batches.js';
+import type { Upkeep } from '../storage/contract/upkeep.js';
+import { inBatches, type Pace, walkDeleting } from './prune-batches.js';
 
 /**
  * The most grant ids one prune remembers for the targeted check (a few MB of strings); past it,
@@ -37,17 +36,17 @@ export class LosingGrants {
 }
 
 /** Every grant, walked by key: the safety net (see the top of this file). */
-export function walkGrants(db: Kysely<Database>, createdBefore: number, pace: Pace): Promise<number> {
+export function walkGrants(rows: Upkeep, createdBefore: number, pace: Pace): Promise<number> {
   return walkDeleting(
     pace,
-    (after, rows) => pageOf(db, 'grants', 'id', after, rows),
-    (keys) => deleteDeadGrants(db, keys, createdBefore),
+    (after, count) => rows.page('grants', after, count),
+    (keys) => rows.deleteDeadGrants(keys, createdBefore),
   );
 }
 
 /** The grants that lost a code or token to this prune (`ids`), checked a batch at a time. */
 export function checkGrants(
-  db: Kysely<Database>,
+  store: Upkeep,
   ids: string[],
   createdBefore: number,
   pace: Pace,
@@ -58,44 +57,7 @@ export function checkGrants(
     from += keys.length;
     return {
       handled: keys.length,
-      deleted: keys.length > 0 ? await deleteDeadGrants(db, keys, createdBefore) : 0,
+      deleted: keys.length > 0 ? await store.deleteDeadGrants(keys, createdBefore) : 0,
     };
   });
-}
-
-/**
- * Deletes those of `keys` that are dead grants: no code and no token left, and created before
- * `createdBefore`. The one condition both the walk and the targeted check use.
- */
-async function deleteDeadGrants(
-  db: Kysely<Database>,
-  keys: string[],
-  createdBefore: number,
-): Promise<number> {
-  return deleted(
-    await db
-      .deleteFrom('grants')
-      .where('id', 'in', keys)
-      .where('created_at', '<=', createdBefore)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('authorization_codes')
-              .select('authorization_codes.grant_id')
-              .whereRef('authorization_codes.grant_id', '=', 'grants.id')
-              .unionAll(
-                selectFrom('access_tokens')
-                  .select('access_tokens.grant_id')
-                  .whereRef('access_tokens.grant_id', '=', 'grants.id'),
-              )
-              .unionAll(
-                selectFrom('refresh_tokens')
-                  .select('refresh_tokens.grant_id')
-                  .whereRef('refresh_tokens.grant_id', '=', 'grants.id'),
-              ),
-          ),
-        ),
-      )
-      .executeTakeFirst(),
-  );
 }

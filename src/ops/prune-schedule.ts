@@ -37,7 +37,7 @@ export function startPruneSchedule(ctx: AppContext, log: PruneLog): PeriodicJob 
       const walkAllGrants = walksAllGrants(lastWalk, now);
       const outcome = await ctx.store.instances
         .tryAlone('prune', async () => ({
-          ...(await prune(ctx.storage.maintenanceDb, ctx.config, now, { walkAllGrants })),
+          ...(await prune(ctx.storage.maintenanceStore.upkeep, ctx.config, now, { walkAllGrants })),
           ...(await pruneDpop(ctx.storage.maintenanceStore, now)),
           deviceAuthorizations: await pruneDeviceAuthorizations(ctx.storage.maintenanceStore, now),
         }))

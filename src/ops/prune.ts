@@ -14,11 +14,9 @@
  * Grants: a prune checks only those that lost a code or token to it, and the walk over every
  * grant (`walkAllGrants`) is the safety net; prune-grants.ts says why that is complete.
  */
-import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
-import { deleteExpired, type ExpiringTable } from '../storage/expired-rows.repository.js';
-import type { Database } from '../storage/schema.js';
-import { deleted, inBatches, type Pace, pageOf, walkDeleting } from './prune-batches.js';
+import type { ExpiringTable, Upkeep, WalkedTable } from '../storage/contract/upkeep.js';
+import { inBatches, type Pace, walkDeleting } from './prune-batches.js';
 import { checkGrants, LosingGrants, walkGrants } from './prune-grants.js';
 
 /**
@@ -63,9 +61,9 @@ export interface PruneOptions {
 /** Lets timers, I/O and queued requests run before the next batch. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Deletes every dead row; returns how many of each kind went. */
+/** Deletes every dead row (the store's upkeep: the maintenance store's); how many of each kind went. */
 export async function prune(
-  db: Kysely<Database>,
+  store: Upkeep,
   config: PruneConfig,
   now: number,
   options: PruneOptions = {},
@@ -75,10 +73,12 @@ export async function prune(
   const losing = new LosingGrants(options.maxTrackedGrants);
   const expired = (table: ExpiringTable) =>
     inBatches(pace, async (rows) => {
-      const grantIds = await deleteExpired(db, table, dead, rows);
+      const grantIds = await store.deleteExpired(table, dead, rows);
       losing.add(grantIds);
       return { handled: grantIds.length, deleted: grantIds.length };
     });
+  const walk = (table: WalkedTable, remove: (keys: string[]) => Promise<number>) =>
+    walkDeleting(pace, (after, rows) => store.page(table, after, rows), remove);
   // Consumed codes stay until they expire: a replay inside the lifetime must still be recognised
   // (RFC 6749 §4.1.2) and revoke what the code issued.
   const codes = await expired('authorization_codes');
@@ -88,47 +88,16 @@ export async function prune(
   const grantsCreatedBefore = now - config.codeTtl - PRUNE_MARGIN;
   const grants =
     (options.walkAllGrants ?? true) || losing.overflowed
-      ? await walkGrants(db, grantsCreatedBefore, pace)
-      : await checkGrants(db, [...losing.ids], grantsCreatedBefore, pace);
-  const sessions = await walkDeleting(
-    pace,
-    (after, rows) => pageOf(db, 'sessions', 'id_hash', after, rows),
-    async (keys) =>
-      deleted(
-        await db
-          .deleteFrom('sessions')
-          .where('id_hash', 'in', keys)
-          .where((eb) =>
-            eb.or([eb('expires_at', '<=', now), eb('created_at', '<=', now - config.sessionAbsoluteTtl)]),
-          )
-          .executeTakeFirst(),
-      ),
+      ? await walkGrants(store, grantsCreatedBefore, pace)
+      : await checkGrants(store, [...losing.ids], grantsCreatedBefore, pace);
+  const sessions = await walk('sessions', (keys) =>
+    store.deleteEndedSessions(keys, now, now - config.sessionAbsoluteTtl),
   );
-  const rateLimits = await walkDeleting(
-    pace,
-    (after, rows) => pageOf(db, 'rate_limits', 'key', after, rows),
-    async (keys) =>
-      deleted(
-        await db
-          .deleteFrom('rate_limits')
-          .where('key', 'in', keys)
-          .where('reset_at', '<=', now)
-          .executeTakeFirst(),
-      ),
-  );
-  const signinCounts = await walkDeleting(
-    pace,
-    (after, rows) => pageOf(db, 'signin_throttle', 'key', after, rows),
-    async (keys) =>
-      deleted(
-        await db
-          .deleteFrom('signin_throttle')
-          .where('key', 'in', keys)
-          .where('forget_at', '<=', now)
-          .executeTakeFirst(),
-      ),
-  );
-  const clients = await pruneIdleClients(db, now - config.clientIdleTtl, pace);
+  const rateLimits = await walk('rate_limits', (keys) => store.deleteEndedWindows(keys, now));
+  const signinCounts = await walk('signin_throttle', (keys) => store.deleteForgottenSigninCounts(keys, now));
+  // docs/configuration.md `CLIENT_IDLE_TTL`: a dynamic (or metadata-document) client with no grant
+  // and no use for that long is abandoned; any grant left keeps it.
+  const clients = await walk('clients', (keys) => store.deleteIdleClients(keys, now - config.clientIdleTtl));
   return {
     codes,
     accessTokens,
@@ -138,32 +107,4 @@ export async function prune(
     rateLimits: rateLimits + signinCounts,
     clients,
   };
-}
-
-/**
- * docs/configuration.md `CLIENT_IDLE_TTL`: a dynamic (or metadata-document) client with no grant (so no code or token either) and no use since
- * `idleBefore` is abandoned. Any grant left — live, or revoked with tokens not yet expired —
- * keeps it. Its remembered consents go with it (ON DELETE CASCADE).
- */
-function pruneIdleClients(db: Kysely<Database>, idleBefore: number, pace: Pace): Promise<number> {
-  return walkDeleting(
-    pace,
-    (after, rows) => pageOf(db, 'clients', 'id', after, rows),
-    async (keys) =>
-      deleted(
-        await db
-          .deleteFrom('clients')
-          .where('id', 'in', keys)
-          .where('kind', 'in', ['dynamic', 'metadata_document'])
-          .where((eb) => eb(eb.fn.coalesce('last_used_at', 'created_at'), '<=', idleBefore))
-          .where(({ not, exists, selectFrom }) =>
-            not(
-              exists(
-                selectFrom('grants').select('grants.id').whereRef('grants.client_id', '=', 'clients.id'),
-              ),
-            ),
-          )
-          .executeTakeFirst(),
-      ),
-  );
 }

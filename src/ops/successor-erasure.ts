@@ -6,7 +6,6 @@
  * most that long. The statement is idempotent: every instance may run it.
  */
 import type { AppContext } from '../context.js';
-import { eraseEndedSuccessors } from '../storage/refresh-tokens.repository.js';
 import { type Log, type PeriodicJob, startPeriodic } from './periodic.js';
 
 export const SUCCESSOR_ERASE_INTERVAL = 10;
@@ -15,7 +14,7 @@ export function startSuccessorErasure(ctx: AppContext, log: Log): PeriodicJob {
   return startPeriodic(
     Math.max(1, Math.min(SUCCESSOR_ERASE_INTERVAL, ctx.config.refreshGrace)),
     async () => {
-      await eraseEndedSuccessors(ctx.db, ctx.now() - ctx.config.refreshGrace);
+      await ctx.store.upkeep.eraseEndedSuccessors(ctx.now() - ctx.config.refreshGrace);
     },
     (error) => log.warn({ err: error }, 'erasing ended refresh successors failed; retrying'),
   );

@@ -19,7 +19,6 @@ import { isSchoolScope } from '../oauth/scope-catalogue.js';
 import { PATHS } from '../paths.js';
 import { csrfToken, signinCsrfToken } from '../sessions/csrf.js';
 import type { ActiveSession } from '../sessions/sessions.js';
-import { membershipsOf } from '../storage/accounts.repository.js';
 import { appFacts } from './app-facts.js';
 import { consentPage } from './consent.page.js';
 import { errorPage } from './error.page.js';
@@ -93,7 +92,7 @@ async function showConsent(
     },
     facts: appFacts(flow.client, flow.client.kind === 'integration' || flow.metadata?.trusted === true),
     schoolBound,
-    schools: schoolBound ? await membershipsOf(ctx.db, session.account.id) : [],
+    schools: schoolBound ? await ctx.store.school.membershipsOf(session.account.id) : [],
     switchAccount: { csrfToken: csrfToken(session.csrfSecret, 'signout'), hidden: hidden(flow, 'switch') },
   });
   return sendPage(reply, shown.nothingChosen ? 400 : 200, page, { formTargets: formTargets(flow) });

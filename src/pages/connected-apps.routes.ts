@@ -16,8 +16,7 @@ import { SCOPE_NAMES } from '../oauth/scope-catalogue.js';
 import { PATHS } from '../paths.js';
 import { CSRF_FIELD, checkCsrfToken, csrfToken } from '../sessions/csrf.js';
 import { loadSession } from '../sessions/sessions.js';
-import { listMetadataRules } from '../storage/client-metadata-rules.repository.js';
-import { type ConnectionRow, connectionsOf, forgetApp } from '../storage/connected-apps.repository.js';
+import type { ConnectionRow } from '../storage/contract/connected-apps.js';
 import type { ClientMetadataRule } from '../storage/schema.js';
 import {
   type AppIdentity,
@@ -155,9 +154,9 @@ export async function connectedAppsRoutes(app: FastifyInstance, ctx: AppContext)
   app.get(PATHS.connectedApps, APPS_GET, async (request, reply) => {
     const session = await loadSession(ctx, request);
     if (!session) return sendRedirect(reply, 303, signInUrl(PATHS.connectedApps));
-    const rows = await connectionsOf(ctx.db, session.account.id);
+    const rows = await ctx.store.connectedApps.of(session.account.id);
     const rules = rows.some((r) => r.client_kind === 'metadata_document')
-      ? await listMetadataRules(ctx.db)
+      ? await ctx.store.clients.metadataRules()
       : [];
     const apps = toConnectedApps(rows, rules);
     const query = formQuery(request);
@@ -186,7 +185,7 @@ export async function connectedAppsRoutes(app: FastifyInstance, ctx: AppContext)
     const accountId = session.account.id;
     for (const clientId of postedClientIds(body.client_id)) {
       const now = ctx.now();
-      const ended = await forgetApp(ctx.db, accountId, clientId, now);
+      const ended = await ctx.store.connectedApps.forget(accountId, clientId, now);
       await recordAudit(
         ctx.store,
         {

@@ -17,7 +17,6 @@ import type { EndpointLimits } from '../rate-limit/endpoint-limits.js';
 import { cookieNames, cookieOptions } from '../sessions/cookies.js';
 import { CSRF_FIELD, checkCsrfToken, csrfToken } from '../sessions/csrf.js';
 import { loadSession } from '../sessions/sessions.js';
-import { findClient } from '../storage/clients.repository.js';
 import { pageRoute } from './form.js';
 import { html } from './html.js';
 import { layout } from './layout.js';
@@ -125,7 +124,7 @@ export async function deviceRoutes(
     if (!session) {
       return sendRedirect(reply, 303, signInUrl(`${PATHS.device}?user_code=${displayUserCode(code)}`));
     }
-    const client = await findClient(ctx.db, found.client_id);
+    const client = await ctx.store.clients.find(found.client_id);
     const shown = displayUserCode(code);
     return sendPage(
       reply,

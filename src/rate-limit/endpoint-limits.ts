@@ -15,8 +15,8 @@ import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Client } from '../storage/schema.js';
 import { clientNetwork } from './client-network.js';
-import { limitKey } from './counter.js';
 import { type CounterSync, type SyncLog, startCounterSync } from './counter-sync.js';
+import { limitKey } from './limit-key.js';
 import { rateLimited } from './rate-limited.js';
 import { WindowCounters } from './window-counters.js';
 

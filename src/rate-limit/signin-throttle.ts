@@ -13,12 +13,10 @@
  * right, or that is never checked (another key refused it, or the server was busy), is refunded
  * or cleared by the caller: see src/sessions/sign-in.ts and docs/security.md.
  */
-import type { Kysely, RawBuilder } from 'kysely';
-import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
-import type { Database } from '../storage/schema.js';
+import type { AttemptCount, BackoffSchedule, SigninThrottle } from '../storage/contract/signin-throttle.js';
 import { clientNetwork } from './client-network.js';
-import { limitKey } from './counter.js';
+import { limitKey } from './limit-key.js';
 
 const SIGNIN_MEMORY = 15 * 60;
 const FIRST_DELAY = 60;
@@ -26,7 +24,7 @@ const MAX_DELAY = 60 * 60;
 /** Doublings from FIRST_DELAY until MAX_DELAY is reached. */
 const DOUBLINGS = Math.ceil(Math.log2(MAX_DELAY / FIRST_DELAY));
 
-type Ctx = Pick<AppContext, 'db' | 'config' | 'now'>;
+type Ctx = Pick<AppContext, 'store' | 'config' | 'now'>;
 
 /** Seconds a key is blocked after its `failures`-th counted attempt. */
 export function backoffDelay(failures: number, limit: number): number {
@@ -54,109 +52,38 @@ export const signinKey = {
   device: (nonce: string): SigninKey => ({ kind: 'device', key: limitKey('signin:device', nonce, true) }),
 };
 
-export interface AttemptCount {
-  /** False: the key is blocked; nothing was counted. */
-  readonly counted: boolean;
-  /** Attempts counted on the key, this one included. */
-  readonly failures: number;
-  /** Seconds until the key takes attempts again (0 when it is not blocked). */
-  readonly retryAfter: number;
-}
-
-const column = (name: keyof Database['signin_throttle']) => sql.ref(`signin_throttle.${name}`);
-
-/**
- * `CASE` over a count expression: `value(f)` for every count at which the back-off still changes.
- * Numbers are inlined literals (computed here, never input) so both dialects read them as integers.
- */
-function byCount(count: RawBuilder<number>, limit: number, value: (failures: number) => number) {
-  const whens = [sql`when ${count} < ${sql.lit(limit)} then ${sql.lit(value(limit - 1))}`];
-  for (let f = limit; f < limit + DOUBLINGS; f++) {
-    whens.push(sql`when ${count} = ${sql.lit(f)} then ${sql.lit(value(f))}`);
-  }
-  return sql<number>`case ${sql.join(whens, sql` `)} else ${sql.lit(value(limit + DOUBLINGS))} end`;
+/** The back-off of `limit`, as the store's count applies it at `now` (storage/signin-throttle.repository.ts). */
+function schedule(limit: number, now: number): BackoffSchedule {
+  return {
+    limit,
+    steps: DOUBLINGS,
+    blockedUntil: (failures) => now + backoffDelay(failures, limit),
+    forgetAt: (failures) => now + memory(failures, limit),
+  };
 }
 
 /** Counts one attempt on `key` unless the key is blocked: one atomic statement. */
-export async function countAttempt(
-  db: Kysely<Database>,
+export function countAttempt(
+  throttle: SigninThrottle,
   key: string,
   limit: number,
   now: number,
 ): Promise<AttemptCount> {
-  const [failures, blockedUntil, forgetAt, refused] = (
-    ['failures', 'blocked_until', 'forget_at', 'refused'] as const
-  ).map(column);
-  // Every right-hand side reads the row as it was before this statement (SQL UPDATE semantics).
-  const forgotten = sql`${forgetAt} <= ${sql.lit(now)}`;
-  const blocked = sql`${blockedUntil} > ${sql.lit(now)}`;
-  const next = sql<number>`${failures} + 1`;
-  const first = { blocked: now + backoffDelay(1, limit), forget: now + memory(1, limit) };
-  const row = await db
-    .insertInto('signin_throttle')
-    .values({ key, failures: 1, blocked_until: first.blocked, forget_at: first.forget, refused: 0 })
-    .onConflict((oc) =>
-      oc.column('key').doUpdateSet({
-        failures: sql`case when ${forgotten} then 1 when ${blocked} then ${failures} else ${next} end`,
-        blocked_until: sql`case when ${forgotten} then ${sql.lit(first.blocked)} when ${blocked} then ${blockedUntil}
-          else ${byCount(next, limit, (f) => now + backoffDelay(f, limit))} end`,
-        forget_at: sql`case when ${forgotten} then ${sql.lit(first.forget)} when ${blocked} then ${forgetAt}
-          else ${byCount(next, limit, (f) => now + memory(f, limit))} end`,
-        refused: sql`case when ${forgotten} then 0 when ${blocked} then ${refused} + 1 else 0 end`,
-      }),
-    )
-    .returning(['failures', 'blocked_until', 'refused'])
-    .executeTakeFirstOrThrow();
-  const counted = Number(row.refused) === 0;
-  return {
-    counted,
-    failures: Number(row.failures),
-    retryAfter: counted ? 0 : Math.max(1, Number(row.blocked_until) - now),
-  };
+  return throttle.count(key, schedule(limit, now), now);
 }
 
 /**
- * Takes back an attempt counted as the `failures`-th on its key. When that attempt is the one
- * that started a block and still the last counted, the block is lifted too: the key is as if the
- * attempt had never been made (earlier blocks had passed, or it would not have been counted).
- * A row left with nothing counted and no block is deleted: it says nothing an absent row does not
- * (the next attempt counts as the first either way), and a refused attempt must leave no row keyed
- * by the email it made up (docs/security.md "Sign-in throttling").
+ * Takes back an attempt counted as the `failures`-th on its key (storage/signin-throttle.repository.ts
+ * refundAttempt: a block it started is lifted, an empty row deleted).
  */
-export async function refundAttempt(
-  db: Kysely<Database>,
+export function refundAttempt(
+  throttle: SigninThrottle,
   key: string,
   failures: number,
   limit: number,
   now: number,
 ): Promise<void> {
-  const startedBlock = failures >= limit;
-  await db
-    .updateTable('signin_throttle')
-    .set((eb) => ({
-      failures: eb('failures', '-', 1),
-      ...(startedBlock
-        ? {
-            blocked_until: sql<number>`case when ${column('failures')} = ${sql.lit(failures)} then ${sql.lit(now)} else ${column('blocked_until')} end`,
-          }
-        : {}),
-    }))
-    .where('key', '=', key)
-    .where('failures', '>', 0)
-    .execute();
-  // A separate statement after the refund: an attempt counted in between makes failures 1 again,
-  // and then the row stays.
-  await db
-    .deleteFrom('signin_throttle')
-    .where('key', '=', key)
-    .where('failures', '=', 0)
-    .where('blocked_until', '<=', now)
-    .execute();
-}
-
-/** Forgets every attempt counted on `key`. */
-export async function forgetAttempts(db: Kysely<Database>, key: string): Promise<void> {
-  await db.deleteFrom('signin_throttle').where('key', '=', key).execute();
+  return throttle.refund(key, failures, limit, now);
 }
 
 export interface CountedKey extends SigninKey {
@@ -176,7 +103,7 @@ export async function admitSignin(ctx: Ctx, keys: readonly SigninKey[]): Promise
   const now = ctx.now();
   const counted: CountedKey[] = [];
   for (const key of keys) {
-    const result = await countAttempt(ctx.db, key.key, ctx.config.rateLimitSignin, now);
+    const result = await countAttempt(ctx.store.signinThrottle, key.key, ctx.config.rateLimitSignin, now);
     if (!result.counted) {
       await refundSignin(ctx, counted);
       return { admitted: false, retryAfter: result.retryAfter };
@@ -190,7 +117,7 @@ export async function admitSignin(ctx: Ctx, keys: readonly SigninKey[]): Promise
 export async function refundSignin(ctx: Ctx, counted: readonly CountedKey[]): Promise<void> {
   const now = ctx.now();
   for (const { key, failures } of counted) {
-    await refundAttempt(ctx.db, key, failures, ctx.config.rateLimitSignin, now);
+    await refundAttempt(ctx.store.signinThrottle, key, failures, ctx.config.rateLimitSignin, now);
   }
 }
 
@@ -201,7 +128,10 @@ export async function refundSignin(ctx: Ctx, counted: readonly CountedKey[]): Pr
 export async function signinSucceeded(ctx: Ctx, counted: readonly CountedKey[]): Promise<void> {
   const now = ctx.now();
   for (const { kind, key, failures } of counted) {
-    if (kind === 'ip') await refundAttempt(ctx.db, key, failures, ctx.config.rateLimitSignin, now);
-    else await forgetAttempts(ctx.db, key);
+    if (kind === 'ip')
+      await refundAttempt(ctx.store.signinThrottle, key, failures, ctx.config.rateLimitSignin, now);
+    else await ctx.store.signinThrottle.forget(key);
   }
 }
+
+export type { AttemptCount };

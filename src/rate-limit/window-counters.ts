@@ -9,7 +9,7 @@
  * as fast as it grows), and when it is still full the oldest window goes, open or not.
  */
 
-import type { SharedWindow, WindowIncrement } from '../storage/rate-limit-windows.repository.js';
+import type { SharedWindow, WindowIncrement } from '../storage/contract/rate-limit-windows.js';
 
 export interface WindowHit {
   readonly allowed: boolean;

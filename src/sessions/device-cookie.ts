@@ -12,12 +12,10 @@
  */
 import { createHmac } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
 import { randomBase64url } from '../crypto/random.js';
 import { safeEqual } from '../crypto/tokens.js';
-import type { Database } from '../storage/schema.js';
-import { serverSecret } from '../storage/server-secrets.repository.js';
+import type { Store } from '../storage/store.js';
 import { cookieNames, cookieOptions } from './cookies.js';
 
 /** A browser stays trusted this long after its last sign-in to the account (180 days). */
@@ -26,17 +24,17 @@ export const DEVICE_COOKIE_TTL = 180 * 24 * 3600;
 const CLOCK_SKEW = 300;
 const VALUE = /^([A-Za-z0-9_-]{1,100})\.([A-Za-z0-9_-]{22})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
 
-type Ctx = Pick<AppContext, 'db' | 'config' | 'now'>;
+type Ctx = Pick<AppContext, 'store' | 'config' | 'now'>;
 
-const keys = new WeakMap<Kysely<Database>, Promise<Buffer>>();
+const keys = new WeakMap<Store, Promise<Buffer>>();
 
-/** The signing key, read (or created) once per database handle; load it at start. */
-export function deviceCookieKey(ctx: Pick<AppContext, 'db' | 'now'>): Promise<Buffer> {
-  let key = keys.get(ctx.db);
+/** The signing key, read (or created) once per store; load it at start. */
+export function deviceCookieKey(ctx: Pick<AppContext, 'store' | 'now'>): Promise<Buffer> {
+  let key = keys.get(ctx.store);
   if (!key) {
-    key = serverSecret(ctx.db, 'device_cookie_hmac', ctx.now());
-    keys.set(ctx.db, key);
-    key.catch(() => keys.delete(ctx.db));
+    key = ctx.store.serverSecrets.get('device_cookie_hmac', ctx.now());
+    keys.set(ctx.store, key);
+    key.catch(() => keys.delete(ctx.store));
   }
   return key;
 }

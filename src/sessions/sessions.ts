@@ -8,9 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { hashSecret, mintSecret } from '../crypto/tokens.js';
-import { findAccountById } from '../storage/accounts.repository.js';
 import type { Account } from '../storage/schema.js';
-import { deleteSession, findSession, insertSession, touchSession } from '../storage/sessions.repository.js';
 import { cookieNames, cookieOptions } from './cookies.js';
 
 export interface ActiveSession {
@@ -21,7 +19,7 @@ export interface ActiveSession {
   readonly authTime: number;
 }
 
-type Ctx = Pick<AppContext, 'db' | 'config' | 'now'>;
+type Ctx = Pick<AppContext, 'store' | 'config' | 'now'>;
 
 function presentedHash(ctx: Ctx, request: FastifyRequest): string | undefined {
   const value = request.cookies[cookieNames(ctx.config).session];
@@ -32,16 +30,16 @@ function presentedHash(ctx: Ctx, request: FastifyRequest): string | undefined {
 export async function loadSession(ctx: Ctx, request: FastifyRequest): Promise<ActiveSession | undefined> {
   const idHash = presentedHash(ctx, request);
   if (!idHash) return undefined;
-  const row = await findSession(ctx.db, idHash);
+  const row = await ctx.store.sessions.find(idHash);
   if (!row) return undefined;
   const now = ctx.now();
-  const account = now < row.expires_at ? await findAccountById(ctx.db, row.account_id) : undefined;
+  const account = now < row.expires_at ? await ctx.store.accounts.findById(row.account_id) : undefined;
   if (!account || account.disabled) {
-    await deleteSession(ctx.db, idHash);
+    await ctx.store.sessions.end(idHash);
     return undefined;
   }
   const expiresAt = Math.min(row.created_at + ctx.config.sessionAbsoluteTtl, now + ctx.config.sessionTtl);
-  await touchSession(ctx.db, idHash, now, expiresAt);
+  await ctx.store.sessions.touch(idHash, now, expiresAt);
   return { idHash, account, csrfSecret: row.csrf_secret, authTime: row.auth_time };
 }
 
@@ -56,11 +54,11 @@ export async function startSession(
   account: Account,
 ): Promise<ActiveSession> {
   const old = presentedHash(ctx, request);
-  if (old) await deleteSession(ctx.db, old);
+  if (old) await ctx.store.sessions.end(old);
   const now = ctx.now();
   const secret = mintSecret('session');
   const csrfSecret = randomBytes(32).toString('base64url');
-  await insertSession(ctx.db, {
+  await ctx.store.sessions.start({
     id_hash: secret.hash,
     account_id: account.id,
     csrf_secret: csrfSecret,
@@ -80,7 +78,7 @@ export async function startSession(
 /** Signs out: the row is deleted (so the cookie is dead everywhere) and the cookie cleared. */
 export async function endSession(ctx: Ctx, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const idHash = presentedHash(ctx, request);
-  if (idHash) await deleteSession(ctx.db, idHash);
+  if (idHash) await ctx.store.sessions.end(idHash);
   const { maxAge: _unused, ...options } = cookieOptions(ctx.config, 0);
   reply.clearCookie(cookieNames(ctx.config).session, options);
 }

@@ -22,7 +22,6 @@ import {
   signinKey,
   signinSucceeded,
 } from '../rate-limit/signin-throttle.js';
-import { findAccountByEmail } from '../storage/accounts.repository.js';
 import type { Account } from '../storage/schema.js';
 import { trustBrowser, trustedDevice } from './device-cookie.js';
 
@@ -38,7 +37,7 @@ export interface Credentials {
   readonly password: unknown;
 }
 
-type Ctx = Pick<AppContext, 'db' | 'store' | 'now' | 'config'>;
+type Ctx = Pick<AppContext, 'store' | 'now' | 'config'>;
 
 /** What checking credentials came to. */
 export type CredentialCheck =
@@ -74,7 +73,7 @@ export async function checkCredentials(
   const password = typeof input.password === 'string' ? input.password : '';
   const plausible =
     email.length > 0 && email.length <= 320 && password.length > 0 && password.length <= PASSWORD_MAX_LENGTH;
-  const account = plausible ? await findAccountByEmail(ctx.db, email) : undefined;
+  const account = plausible ? await ctx.store.accounts.findByEmail(email) : undefined;
   const device = account ? await trustedDevice(ctx, request, account.id) : undefined;
   const admission = await admit(ctx, email, request.ip, device);
   if (!admission.admitted) {

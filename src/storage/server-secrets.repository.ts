@@ -6,16 +6,11 @@
  */
 import type { Kysely } from 'kysely';
 import { randomBase64url } from '../crypto/random.js';
+import type { ServerSecrets } from './contract/sessions.js';
 import type { Database } from './schema.js';
 
-export type ServerSecretName = 'device_cookie_hmac';
-
 /** The 32-byte secret named `name`, created on first use. */
-export async function serverSecret(
-  db: Kysely<Database>,
-  name: ServerSecretName,
-  now: number,
-): Promise<Buffer> {
+async function serverSecret(db: Kysely<Database>, name: string, now: number): Promise<Buffer> {
   await db
     .insertInto('server_secrets')
     .values({ name, value: randomBase64url(32), created_at: now })
@@ -27,4 +22,8 @@ export async function serverSecret(
     .where('name', '=', name)
     .executeTakeFirstOrThrow();
   return Buffer.from(row.value, 'base64url');
+}
+
+export function serverSecretsSection(db: Kysely<Database>): ServerSecrets {
+  return { get: (name, now) => serverSecret(db, name, now) };
 }

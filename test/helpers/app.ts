@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { createApp } from '../../src/app.js';
 import { bootstrap } from '../../src/bootstrap.js';
@@ -17,6 +18,7 @@ import { type AppContext, systemClock } from '../../src/context.js';
 import { KeyStore } from '../../src/signing-keys/key-store.js';
 import { type DialectName, openStorage } from '../../src/storage/connect.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
+import type { Database } from '../../src/storage/schema.js';
 
 /** Dialects to run every storage and HTTP suite on: SQLite always, PostgreSQL when test/run.mjs found one. */
 export const DIALECTS: readonly DialectName[] = process.env.SCHOOLAUTH_TEST_PG_URL
@@ -44,9 +46,12 @@ export class TestClock {
   }
 }
 
+/** The app's context, and the database under it for tests to arrange and inspect rows. */
+export type TestContext = AppContext & { readonly db: Kysely<Database> };
+
 export interface TestApp {
   readonly app: FastifyInstance;
-  readonly ctx: AppContext;
+  readonly ctx: TestContext;
   readonly config: Config;
   readonly clock: TestClock;
   readonly dialect: DialectName;
@@ -118,7 +123,7 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     now: clock.now,
   });
   await keys.reload();
-  const ctx: AppContext = { config, storage, store: storage.store, db: storage.db, keys, now: clock.now };
+  const ctx: TestContext = { config, storage, store: storage.store, db: storage.db, keys, now: clock.now };
   const app = await createApp(ctx, options.logStream ? { logStream: options.logStream } : {});
   if (options.listen) await app.listen({ host: '127.0.0.1', port });
   else await app.ready();

@@ -14,8 +14,13 @@ import { OAuthError } from '../../src/errors.js';
 import { inRequestTransaction } from '../../src/oauth/request-transaction.js';
 import { insertAuditRow } from '../../src/storage/audit.repository.js';
 import type { Database } from '../../src/storage/schema.js';
+import type { TransactionScope } from '../../src/storage/store.js';
 import { inTransaction, TRANSACTION_ATTEMPTS } from '../../src/storage/transaction.js';
 import { createTestApp, DIALECTS, PG_URL, type TestApp } from '../helpers/app.js';
+
+/** The request's transaction with its Kysely (the backends' scope carries it; src above storage never sees it). */
+const inRequest = <T>(t: TestApp, work: (db: Kysely<Database>) => Promise<T>) =>
+  inRequestTransaction(t.ctx.store, (scope) => work((scope as TransactionScope).db));
 
 for (const dialect of DIALECTS) {
   describe(`one transaction per request [${dialect}]`, () => {
@@ -37,7 +42,7 @@ for (const dialect of DIALECTS) {
       const m = marker();
       const answer = new OAuthError('invalid_grant', 'replayed');
       await assert.rejects(
-        inRequestTransaction(t.ctx.store, async ({ db }) => {
+        inRequest(t, async (db) => {
           await write(db, m);
           throw answer;
         }),
@@ -51,7 +56,7 @@ for (const dialect of DIALECTS) {
       const inside = marker();
       const answer = new OAuthError('invalid_grant', 'inside');
       await assert.rejects(
-        inRequestTransaction(t.ctx.store, async ({ db }) => {
+        inRequest(t, async (db) => {
           await write(db, before);
           await inTransaction(db, async (trx) => {
             await write(trx, inside);
@@ -69,7 +74,7 @@ for (const dialect of DIALECTS) {
       const m = marker();
       const fault = new Error('fault');
       await assert.rejects(
-        inRequestTransaction(t.ctx.store, async ({ db }) => {
+        inRequest(t, async (db) => {
           await write(db, m);
           throw fault;
         }),
@@ -120,7 +125,7 @@ describe('a transaction PostgreSQL rolled back to be rerun runs again [postgres]
     });
     const runs = [0, 0];
     const request = (index: number, first: number, second: number) =>
-      inRequestTransaction(t.ctx.store, async ({ db }) => {
+      inRequest(t, async (db) => {
         runs[index]! += 1;
         await lock(db, first);
         // The first run of each waits until both hold their first row: then each waits on the
@@ -141,7 +146,7 @@ describe('a transaction PostgreSQL rolled back to be rerun runs again [postgres]
   it(`a transaction is run at most ${TRANSACTION_ATTEMPTS} times; then the failure reaches the caller`, async () => {
     let runs = 0;
     await assert.rejects(
-      inRequestTransaction(t.ctx.store, async ({ db }) => {
+      inRequest(t, async (db) => {
         runs += 1;
         await sql`do $$ begin raise exception 'conflict' using errcode = '40001'; end $$`.execute(db);
       }),

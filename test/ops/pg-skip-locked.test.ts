@@ -82,7 +82,7 @@ describe('background writes skip the token rows a transaction holds [postgres]',
     const [held, free] = await grantWithTokens('access_tokens', now - 30 * DAY);
     const holding = await hold('access_tokens', held);
     try {
-      await within(2000, prune(t.ctx.db, t.config, now));
+      await within(2000, prune(t.ctx.store.upkeep, t.config, now));
       const left = await t.ctx.db
         .selectFrom('access_tokens')
         .select('token_hash')
@@ -95,7 +95,7 @@ describe('background writes skip the token rows a transaction holds [postgres]',
     } finally {
       await holding.release();
     }
-    await prune(t.ctx.db, t.config, now);
+    await prune(t.ctx.store.upkeep, t.config, now);
     const gone = await t.ctx.db
       .selectFrom('access_tokens')
       .select('token_hash')

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PRUNE_MARGIN, prune } from '../../src/ops/prune.js';
 import { startPruneSchedule, walksAllGrants } from '../../src/ops/prune-schedule.js';
+import { upkeepSection } from '../../src/storage/expired-rows.repository.js';
 import { createTestApp, DIALECTS, type TestApp } from '../helpers/app.js';
 import { DeleteCounter } from './delete-counter.js';
 import { addAccount, addClient, addCode, addGrant, addSession, addToken, count } from './fixtures.js';
@@ -88,7 +89,7 @@ for (const { dialect, label, sqliteFile } of TARGETS) {
         )
         .execute();
 
-      const counts = await prune(pruneDb(), t.config, now);
+      const counts = await prune(t.ctx.storage.maintenanceStore.upkeep, t.config, now);
       assert.deepEqual(counts, {
         codes: 1,
         accessTokens: 1,
@@ -126,12 +127,12 @@ for (const { dialect, label, sqliteFile } of TARGETS) {
 
     it('a second prune right after finds nothing more; a client dies only once idle and grantless', async () => {
       const db = t.ctx.db;
-      const empty = await prune(pruneDb(), t.config, t.clock.now());
+      const empty = await prune(t.ctx.storage.maintenanceStore.upkeep, t.config, t.clock.now());
       assert.deepEqual(Object.values(empty), [0, 0, 0, 0, 0, 0, 0]);
       // Move past every lifetime: the live refresh token, then the grants and the clients go
       // (integrations never do).
       const later = t.clock.now() + 400 * DAY + PRUNE_MARGIN;
-      const counts = await prune(pruneDb(), t.config, later);
+      const counts = await prune(t.ctx.storage.maintenanceStore.upkeep, t.config, later);
       assert.equal(counts.clients, 3);
       const left = await db.selectFrom('clients').select('kind').execute();
       assert.deepEqual(
@@ -148,7 +149,7 @@ for (const { dialect, label, sqliteFile } of TARGETS) {
       const used = await addClient(db, 'metadata_document', now - t.config.clientIdleTtl - 10);
       await addGrant(db, await addAccount(db, now), used, now - 10);
       const integration = await addClient(db, 'integration', now - t.config.clientIdleTtl - 10);
-      const counts = await prune(pruneDb(), t.config, now);
+      const counts = await prune(t.ctx.storage.maintenanceStore.upkeep, t.config, now);
       assert.equal(counts.clients, 1);
       const left = (await db.selectFrom('clients').select('id').execute()).map((r) => r.id);
       assert.ok(!left.includes(idle));
@@ -158,7 +159,7 @@ for (const { dialect, label, sqliteFile } of TARGETS) {
     it('deletes in bounded batches with a turn of the event loop between them, the result unchanged', async () => {
       const db = t.ctx.db;
       const now = t.clock.now() + 1000 * DAY;
-      await prune(pruneDb(), t.config, now); // what the tests before left behind
+      await prune(t.ctx.storage.maintenanceStore.upkeep, t.config, now); // what the tests before left behind
       const acc = await addAccount(db, now - 200 * DAY);
       const live = await addClient(db, 'dynamic', now - 100 * DAY);
       const liveGrant = { id: await addGrant(db, acc, live, now - DAY), accountId: acc, clientId: live };
@@ -190,7 +191,10 @@ for (const { dialect, label, sqliteFile } of TARGETS) {
       };
       let counts: Awaited<ReturnType<typeof prune>>;
       try {
-        counts = await prune(pruneDb().withPlugin(counter), t.config, now, { batchSize, rest });
+        counts = await prune(upkeepSection(pruneDb().withPlugin(counter)), t.config, now, {
+          batchSize,
+          rest,
+        });
       } finally {
         clearImmediate(ticking);
       }
@@ -226,7 +230,7 @@ for (const { dialect, label, sqliteFile } of TARGETS) {
 
     /** Prunes what the tests before left behind, then makes 90-day-old grants of one account and client. */
     async function grantsAfterPrune(db: typeof t.ctx.db, now: number) {
-      await prune(pruneDb(), t.config, now);
+      await prune(t.ctx.storage.maintenanceStore.upkeep, t.config, now);
       const acc = await addAccount(db, now - 200 * DAY);
       const client = await addClient(db, 'dynamic', now - 100 * DAY);
       return async () => ({
@@ -253,13 +257,17 @@ for (const { dialect, label, sqliteFile } of TARGETS) {
       const untouched = await grantOf();
       const grantIds = async () => (await db.selectFrom('grants').select('id').execute()).map((r) => r.id);
 
-      const targeted = await prune(pruneDb(), t.config, now, { walkAllGrants: false });
+      const targeted = await prune(t.ctx.storage.maintenanceStore.upkeep, t.config, now, {
+        walkAllGrants: false,
+      });
       assert.equal(targeted.grants, 1);
       const left = await grantIds();
       assert.ok(!left.includes(lost.id), 'the grant that lost its last token went');
       assert.ok(left.includes(live.id) && left.includes(untouched.id));
 
-      const walked = await prune(pruneDb(), t.config, now, { walkAllGrants: true });
+      const walked = await prune(t.ctx.storage.maintenanceStore.upkeep, t.config, now, {
+        walkAllGrants: true,
+      });
       assert.equal(walked.grants, 1);
       assert.deepEqual(await grantIds(), [live.id]);
       const refresh = await db.selectFrom('refresh_tokens').select('token_hash').execute();
@@ -281,7 +289,10 @@ for (const { dialect, label, sqliteFile } of TARGETS) {
       const live = await grantOf();
       await addToken(db, 'refresh_tokens', live, now - DAY, now + 29 * DAY);
 
-      const counts = await prune(pruneDb(), t.config, now, { walkAllGrants: false, maxTrackedGrants: 2 });
+      const counts = await prune(t.ctx.storage.maintenanceStore.upkeep, t.config, now, {
+        walkAllGrants: false,
+        maxTrackedGrants: 2,
+      });
       assert.equal(counts.accessTokens, 3);
       assert.equal(counts.grants, 4);
       const left = (await db.selectFrom('grants').select('id').execute()).map((r) => r.id);

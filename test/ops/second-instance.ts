@@ -18,7 +18,6 @@ export async function secondInstance(t: TestApp): Promise<{ app: FastifyInstance
     config: t.config,
     storage,
     store: storage.store,
-    db: storage.db,
     keys,
     now: t.clock.now,
   };

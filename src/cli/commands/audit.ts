@@ -1,7 +1,5 @@
 import { normaliseEmail } from '../../accounts/accounts.js';
 import { AUDIT_KINDS } from '../../audit/audit.js';
-import { findAccountByEmail } from '../../storage/accounts.repository.js';
-import { listAuditEvents } from '../../storage/audit.repository.js';
 import { defineCommand, isoTime, table, UsageError } from '../command.js';
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -42,9 +40,9 @@ export const auditList = defineCommand({
         throw new UsageError((error as Error).message);
       }
       // An unknown email matches no event rather than failing: the account may have been deleted.
-      accountId = (await findAccountByEmail(ctx.db, email))?.id ?? `unknown:${email}`;
+      accountId = (await ctx.store.accounts.findByEmail(email))?.id ?? `unknown:${email}`;
     }
-    const rows = await listAuditEvents(ctx.db, {
+    const rows = await ctx.store.audit.list({
       limit,
       ...(accountId !== undefined ? { accountId } : {}),
       ...(args.client !== undefined ? { clientId: args.client } : {}),

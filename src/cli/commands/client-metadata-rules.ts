@@ -8,13 +8,6 @@ import type { AppContext } from '../../context.js';
 import { clientIdHost, clientIdUrlProblem } from '../../oauth/client-id-metadata/client-id-url.js';
 import { normalizeHost } from '../../oauth/client-id-metadata/host-names.js';
 import { domainProblem, judgeClientId } from '../../oauth/client-id-metadata/rules.js';
-import { listClients, liveGrantIdsOfClient } from '../../storage/client-admin.repository.js';
-import {
-  clearMetadataRule,
-  listMetadataRules,
-  setMetadataRule,
-} from '../../storage/client-metadata-rules.repository.js';
-import { revokeGrants } from '../../storage/grants.repository.js';
 import type { ClientMetadataRule, MetadataRuleDecision, MetadataRuleTarget } from '../../storage/schema.js';
 import { CommandError, defineCommand, isoTime, type OptionSpec, table, UsageError } from '../command.js';
 
@@ -52,21 +45,19 @@ const describeTarget = (t: Target): string =>
 
 /** Revokes every grant of the metadata-document clients a new block covers; how many. */
 async function revokeBlocked(ctx: AppContext, rule: ClientMetadataRule): Promise<number> {
-  const clients = await listClients(ctx.db, 'metadata_document');
+  const clients = await ctx.store.clientAdmin.list('metadata_document');
   let revoked = 0;
   for (const client of clients) {
     if (judgeClientId([rule], client.id, clientIdHost(client.id)) !== 'blocked') continue;
     // The rule, not the disabled flag, keeps the client out: clearing the rule lets it back in.
-    const grantIds = await liveGrantIdsOfClient(ctx.db, client.id);
-    await revokeGrants(ctx.db, grantIds, ctx.now());
-    revoked += grantIds.length;
+    revoked += await ctx.store.clientAdmin.revokeGrants(client.id, ctx.now());
   }
   return revoked;
 }
 
 async function setRule(ctx: AppContext, target: Target, decision: MetadataRuleDecision): Promise<number> {
   const now = ctx.now();
-  await setMetadataRule(ctx.db, { ...target, decision }, now);
+  await ctx.store.clientAdmin.setMetadataRule({ ...target, decision }, now);
   const rule = { target_kind: target.kind, target: target.target, decision, created_at: now };
   const revoked = decision === 'block' ? await revokeBlocked(ctx, rule) : 0;
   await recordAudit(
@@ -112,7 +103,7 @@ export const clientClearRule = defineCommand({
   options: TARGET_OPTIONS,
   async run(ctx, args, io) {
     const target = readTarget(args);
-    if (!(await clearMetadataRule(ctx.db, target.kind, target.target))) {
+    if (!(await ctx.store.clientAdmin.clearMetadataRule(target.kind, target.target))) {
       throw new CommandError(`no rule for ${describeTarget(target)}; schoolauth client rules lists them`);
     }
     await recordAudit(
@@ -133,7 +124,7 @@ export const clientRules = defineCommand({
   summary: 'List the block and trust rules for client_id URLs and domains',
   options: {},
   async run(ctx, _args, io) {
-    const rules = await listMetadataRules(ctx.db);
+    const rules = await ctx.store.clients.metadataRules();
     io.stdout(
       table(
         rules.map((r) => ({

@@ -6,10 +6,7 @@ import { recordAudit } from '../../audit/audit.js';
 import { DEFAULT_SIGNING_ALG, SIGNING_ALGS, type SigningAlg } from '../../crypto/signing-key.js';
 import { mintSecret, randomId } from '../../crypto/tokens.js';
 import { blankNameProblem, displayTextProblem } from '../../display-text.js';
-import { disableClient, enableClient, listClients } from '../../storage/client-admin.repository.js';
 import { redirectUrisOf } from '../../storage/client-rows.js';
-import { findClient, insertClient } from '../../storage/clients.repository.js';
-import { revokeGrants } from '../../storage/grants.repository.js';
 import type { Client, ClientKind } from '../../storage/schema.js';
 import { CommandError, defineCommand, isoTime, table, UsageError } from '../command.js';
 import { integrationRedirectUriProblem } from './integration-redirect-uri.js';
@@ -94,7 +91,7 @@ export const clientCreate = defineCommand({
       created_at: now,
       last_used_at: null,
     };
-    await insertClient(ctx.db, client);
+    await ctx.store.clientAdmin.insert(client);
     await recordAudit(ctx.store, { kind: 'client.created', clientId: client.id, detail: { name } }, now);
     io.stdout(`client_id: ${client.id}\n`);
     if (secret) {
@@ -116,7 +113,7 @@ export const clientList = defineCommand({
     },
   },
   async run(ctx, args, io) {
-    const rows = await listClients(ctx.db, args.kind as ClientKind | undefined);
+    const rows = await ctx.store.clientAdmin.list(args.kind as ClientKind | undefined);
     io.stdout(
       table(
         rows.map((c) => ({
@@ -140,19 +137,16 @@ export const clientDisable = defineCommand({
   options: { 'client-id': { type: 'string', required: true, description: 'the client_id' } },
   async run(ctx, args, io) {
     const clientId = args['client-id']!;
-    const client = await findClient(ctx.db, clientId);
+    const client = await ctx.store.clients.find(clientId);
     if (!client) throw new CommandError(`no client with client_id ${clientId}`);
     const now = ctx.now();
-    const grantIds = await disableClient(ctx.db, client.id);
-    await revokeGrants(ctx.db, grantIds, now);
+    const revoked = await ctx.store.clientAdmin.disable(client.id, now);
     await recordAudit(
       ctx.store,
-      { kind: 'client.disabled', clientId: client.id, detail: { grants_revoked: grantIds.length } },
+      { kind: 'client.disabled', clientId: client.id, detail: { grants_revoked: revoked } },
       now,
     );
-    io.stdout(
-      `disabled ${client.id} (${client.name}); ${grantIds.length} grant(s) and their tokens revoked\n`,
-    );
+    io.stdout(`disabled ${client.id} (${client.name}); ${revoked} grant(s) and their tokens revoked\n`);
   },
 });
 
@@ -163,14 +157,14 @@ export const clientEnable = defineCommand({
   options: { 'client-id': { type: 'string', required: true, description: 'the client_id' } },
   async run(ctx, args, io) {
     const clientId = args['client-id']!;
-    const client = await findClient(ctx.db, clientId);
+    const client = await ctx.store.clients.find(clientId);
     if (!client) throw new CommandError(`no client with client_id ${clientId}`);
     if (!client.disabled) {
       io.stdout(`${client.id} (${client.name}) is not disabled; nothing changed\n`);
       return;
     }
     const now = ctx.now();
-    await enableClient(ctx.db, client.id);
+    await ctx.store.clientAdmin.enable(client.id);
     await recordAudit(ctx.store, { kind: 'client.enabled', clientId: client.id }, now);
     io.stdout(
       `enabled ${client.id} (${client.name}): it may ask for authorization again; people let it in anew (the grants revoked when it was disabled stay revoked)\n`,

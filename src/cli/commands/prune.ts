@@ -9,7 +9,7 @@ export const pruneCommand = defineCommand({
   options: {},
   async run(ctx, _args, io) {
     const outcome = await ctx.store.instances.tryAlone('prune', async () => ({
-      ...(await prune(ctx.storage.maintenanceDb, ctx.config, ctx.now())),
+      ...(await prune(ctx.storage.maintenanceStore.upkeep, ctx.config, ctx.now())),
       deviceAuthorizations: await pruneDeviceAuthorizations(ctx.storage.maintenanceStore, ctx.now()),
     }));
     if (!outcome.ran) throw new CommandError('another instance is pruning right now; try again in a minute');

@@ -2,12 +2,17 @@
 import type { Kysely } from 'kysely';
 import type pg from 'pg';
 import { accountAdminSection } from '../account-admin-section.js';
+import { clientAdminSection, connectedAppsSection } from '../client-admin-section.js';
+import { upkeepSection } from '../expired-rows.repository.js';
 import { addToWindows } from '../rate-limit-windows.repository.js';
 import { revokeAccessInOneStatement, revokeOwnToken } from '../revocation.repository.js';
 import type { Database } from '../schema.js';
 import { schoolSection } from '../school-section.js';
+import { serverSecretsSection } from '../server-secrets.repository.js';
+import { sessionsSection } from '../sessions.repository.js';
 import { auditSection, consentsSection, signingKeysSection, tokensSection } from '../shared-sections.js';
-import type { Store } from '../store.js';
+import { signinThrottleSection } from '../signin-throttle.repository.js';
+import type { Store, TransactionScope } from '../store.js';
 import { inTransaction } from '../transaction.js';
 import { postgresAccounts } from './accounts.js';
 import { postgresBearerTokens } from './bearer-tokens.js';
@@ -23,18 +28,31 @@ export function postgresStore(db: Kysely<Database>, pool: pg.Pool): Store {
     audit: auditSection(db),
     bearerTokens: postgresBearerTokens(db),
     clients: postgresClients(db),
+    clientAdmin: clientAdminSection(db),
+    connectedApps: connectedAppsSection(db),
     consents: consentsSection(db),
+    upkeep: upkeepSection(db),
     issuance: postgresIssuance(db),
-    instances: postgresInstances(db, pool, (conn) => ({ store: postgresStore(conn, pool), db: conn })),
+    instances: postgresInstances(
+      db,
+      pool,
+      (conn): TransactionScope => ({ store: postgresStore(conn, pool), db: conn }),
+    ),
     rateLimitWindows: { shared: true, add: (increments) => addToWindows(db, increments) },
     revocation: { revokeOwn: (r) => revokeOwnToken(db, r, revokeAccessInOneStatement) },
     school: schoolSection(db),
+    serverSecrets: serverSecretsSection(db),
+    sessions: sessionsSection(db),
     signingKeys: signingKeysSection(db),
+    signinThrottle: signinThrottleSection(db),
     tokens: tokensSection(db),
     // The store on the transaction's connection: every operation of `work` joins it.
-    oneTransaction: (work) => inTransaction(db, (trx) => work({ store: postgresStore(trx, pool), db: trx })),
+    oneTransaction: (work) =>
+      inTransaction(db, (trx) => work(transactionScope(postgresStore(trx, pool), trx))),
     dpopProofs: postgresDpopProofs(db),
     dpopNonces: postgresDpopNonces(db),
     deviceAuthorizations: postgresDeviceAuthorizations(db),
   };
 }
+
+const transactionScope = (store: Store, db: Kysely<Database>): TransactionScope => ({ store, db });

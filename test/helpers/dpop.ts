@@ -4,6 +4,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import type { Account } from '../../src/storage/schema.js';
+import type { TestApp } from './app.js';
+import { clientCredentials, formBody, mintCode, type RegisteredClient, type TokenResponse } from './oauth.js';
 
 export interface DpopKey {
   readonly alg: string;
@@ -53,4 +56,32 @@ export function unsignedJws(header: unknown, payload: unknown = { jti: 'x' }): s
   const part = (value: unknown) =>
     Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
   return `${part(header)}.${part(payload)}.${Buffer.from('signature').toString('base64url')}`;
+}
+
+/** A code of `client` for `person` exchanged with a proof of `key`: DPoP-bound tokens. */
+export async function dpopTokensFor(
+  t: TestApp,
+  client: RegisteredClient,
+  person: Account,
+  key: DpopKey,
+  options: Parameters<typeof mintCode>[3] = {},
+): Promise<TokenResponse> {
+  const minted = await mintCode(t, client, person, options);
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/oauth/token',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      dpop: await makeProof(key, { htu: `${t.config.issuer}/api/oauth/token` }),
+    },
+    payload: formBody({
+      grant_type: 'authorization_code',
+      code: minted.code,
+      redirect_uri: minted.redirectUri,
+      code_verifier: minted.verifier,
+      ...(clientCredentials(client) as Record<string, string>),
+    }),
+  });
+  if (res.statusCode !== 200) throw new Error(`DPoP code exchange failed: ${res.statusCode} ${res.body}`);
+  return res.json() as TokenResponse;
 }

@@ -2,13 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { calculateJwkThumbprint } from 'jose';
 import { DIALECTS, type TestApp } from '../helpers/app.js';
-import { type DpopKey, dpopKey, makeProof } from '../helpers/dpop.js';
+import { type DpopKey, dpopKey, dpopTokensFor, makeProof } from '../helpers/dpop.js';
 import {
-  clientCredentials,
   type createPerson,
-  formBody,
   introspect,
-  mintCode,
   oauthSuite,
   type RegisteredClient,
   type TokenResponse,
@@ -28,24 +25,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       ({ t, pub, person } = await oauthSuite(dialect));
       key = await dpopKey();
-      const minted = await mintCode(t, pub, person, { scopes: ['openid', 'account:read'] });
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/api/oauth/token',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          dpop: await makeProof(key, { htu: `${t.config.issuer}/api/oauth/token` }),
-        },
-        payload: formBody({
-          grant_type: 'authorization_code',
-          code: minted.code,
-          redirect_uri: minted.redirectUri,
-          code_verifier: minted.verifier,
-          ...(clientCredentials(pub) as Record<string, string>),
-        }),
-      });
-      assert.equal(res.statusCode, 200, res.body);
-      tokens = res.json() as TokenResponse;
+      tokens = await dpopTokensFor(t, pub, person, key, { scopes: ['openid', 'account:read'] });
       assert.equal(tokens.token_type, 'DPoP');
     });
     after(() => t.close());

@@ -11,11 +11,9 @@ import { sql } from 'kysely';
 import { hashSecret } from '../../src/crypto/tokens.js';
 import type { Account } from '../../src/storage/schema.js';
 import { PG_URL, type TestApp } from '../helpers/app.js';
-import { dpopKey, makeProof } from '../helpers/dpop.js';
+import { dpopKey, dpopTokensFor, makeProof } from '../helpers/dpop.js';
 import {
-  clientCredentials,
   exchangeCode,
-  formBody,
   introspect,
   mintCode,
   oauthSuite,
@@ -72,24 +70,7 @@ describe('round trips per request [postgres]', { skip: PG_URL ? false : 'no Post
 
   it('answers GET /api/v1/account with DPoP in two statements: the proof recorded, then the token with the account and its memberships', async () => {
     const key = await dpopKey();
-    const minted = await mintCode(t, pub, person, { scopes: ['account:read'] });
-    const exchanged = await t.app.inject({
-      method: 'POST',
-      url: '/api/oauth/token',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        dpop: await makeProof(key, { htu: `${t.config.issuer}/api/oauth/token` }),
-      },
-      payload: formBody({
-        grant_type: 'authorization_code',
-        code: minted.code,
-        redirect_uri: minted.redirectUri,
-        code_verifier: minted.verifier,
-        ...(clientCredentials(pub) as Record<string, string>),
-      }),
-    });
-    assert.equal(exchanged.statusCode, 200, exchanged.body);
-    const { access_token } = exchanged.json() as { access_token: string };
+    const { access_token } = await dpopTokensFor(t, pub, person, key, { scopes: ['account:read'] });
     const proof = await makeProof(key, {
       htm: 'GET',
       htu: `${t.config.issuer}/api/v1/account`,

@@ -374,7 +374,13 @@ describe("the server prune's walk over every grant (the targeted check's safety 
     const fault = new GrantDeleteFault();
     const ctx = {
       ...t.ctx,
-      storage: { ...t.ctx.storage, maintenanceDb: t.ctx.storage.maintenanceDb.withPlugin(fault) },
+      storage: {
+        ...t.ctx.storage,
+        maintenanceStore: {
+          ...t.ctx.storage.maintenanceStore,
+          upkeep: upkeepSection(t.ctx.storage.maintenanceDb.withPlugin(fault)),
+        },
+      },
     };
     const db = t.ctx.db;
     // The clock stands still: no GRANT_WALK_INTERVAL passes, only the first prune and a failure

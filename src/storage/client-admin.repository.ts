@@ -8,15 +8,13 @@ export function listClients(db: Kysely<Database>, kind?: Client['kind']): Promis
   return query.orderBy('created_at').orderBy('id').execute();
 }
 
-/** Marks the client disabled; returns the ids of its grants that were still live. */
-export async function disableClient(db: Kysely<Database>, clientId: string): Promise<string[]> {
-  await db.updateTable('clients').set({ disabled: 1 }).where('id', '=', clientId).execute();
-  return liveGrantIdsOfClient(db, clientId);
-}
-
-/** Marks the client enabled again; what was revoked when it was disabled stays revoked. */
-export async function enableClient(db: Kysely<Database>, clientId: string): Promise<void> {
-  await db.updateTable('clients').set({ disabled: 0 }).where('id', '=', clientId).execute();
+/** Marks the client disabled (1) or enabled again (0); what was revoked stays revoked. */
+export async function setClientDisabled(
+  db: Kysely<Database>,
+  clientId: string,
+  disabled: 0 | 1,
+): Promise<void> {
+  await db.updateTable('clients').set({ disabled }).where('id', '=', clientId).execute();
 }
 
 /** The ids of the client's grants that are still live. */
